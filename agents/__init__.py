@@ -1,0 +1,1 @@
+"""Built-in agents, installed as ``pytest_mlab.agents``."""

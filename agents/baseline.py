@@ -1,0 +1,21 @@
+"""Runs the starter script unchanged and submits: the reference every agent must beat."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pytest_mlab.agent import AgentContext
+from pytest_mlab.env import Environment
+
+
+class BaselineAgent:
+    uses_llm: ClassVar[bool] = False
+    needs_solution: ClassVar[bool] = False
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    def run(self, env: Environment) -> str:
+        observation = env.execute("Execute Script", script_name=env.entry)
+        env.execute("Final Answer", final_answer="Ran the starter script unchanged.")
+        return observation

@@ -1,0 +1,47 @@
+"""Execute Script and Final Answer."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from pytest_mlab.actions.base import Action, ActionError
+from pytest_mlab.actions.paths import inside, relative
+from pytest_mlab.text import clip
+
+if TYPE_CHECKING:
+    from pytest_mlab.env import Environment
+
+OUTPUT_LIMIT = 10_000
+
+
+def execute_script(env: Environment, script_name: str) -> str:
+    path = inside(env.workspace.root, script_name)
+    if path.suffix != ".py" or not path.is_file():
+        raise ActionError(f"{script_name!r} is not a Python script in the workspace.")
+    timeout = env.script_timeout()
+    result = env.sandbox.run([sys.executable, relative(env.workspace.root, path)], timeout)
+    env.note_exit_code(result.returncode)
+    output = (result.stdout + result.stderr).strip() or "(no output)"
+    if result.timed_out:
+        status = f"The script was stopped after {timeout:.0f} seconds."
+    elif result.returncode != 0:
+        status = f"The script failed with exit code {result.returncode}."
+    else:
+        status = "The script ran to completion."
+    return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
+
+
+def final_answer(env: Environment, final_answer: str) -> str:
+    env.submit(final_answer)
+    return "Final answer submitted; the workspace will be scored."
+
+
+EXECUTE_SCRIPT = Action(
+    "Execute Script", "Run a Python script of the workspace and return its output.",
+    {"script_name": "a .py file relative to the workspace"}, execute_script,
+)
+FINAL_ANSWER = Action(
+    "Final Answer", "End the trial; the workspace as it is now will be scored.",
+    {"final_answer": "a short account of what you did and found"}, final_answer,
+)

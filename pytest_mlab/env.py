@@ -1,0 +1,109 @@
+"""The environment an agent acts in: actions, limits, and the trace of what it did."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_mlab.actions import DEFAULT_ACTIONS, Action, ActionError
+from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.trace import Step, Trace
+from pytest_mlab.workspace import Workspace
+
+
+class TrialOver(Exception):
+    """Raised by ``execute`` once the trial has ended; agents should let it propagate."""
+
+
+class StepLimitReached(TrialOver):
+    pass
+
+
+class TimeLimitReached(TrialOver):
+    pass
+
+
+class AlreadySubmitted(TrialOver):
+    pass
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int
+    max_time: float
+    script_timeout: float
+
+
+class Environment:
+    """What an agent sees: the research problem, the actions, and its budget."""
+
+    def __init__(
+        self,
+        *,
+        research_problem: str,
+        entry: str,
+        workspace: Workspace,
+        sandbox: Sandbox,
+        limits: Limits,
+        trace: Trace | None = None,
+        actions: tuple[Action, ...] = DEFAULT_ACTIONS,
+    ) -> None:
+        self.research_problem = research_problem
+        self.entry = entry
+        """The starter script, relative to the workspace."""
+        self.workspace = workspace
+        self.sandbox = sandbox
+        self.limits = limits
+        self.actions = {action.name: action for action in actions}
+        self.trace = trace
+        self.steps = 0
+        self.final_answer: str | None = None
+        self._started = time.monotonic()
+        self._exit_code: int | None = None
+
+    @property
+    def steps_left(self) -> int:
+        return self.limits.max_steps - self.steps
+
+    @property
+    def seconds_left(self) -> float:
+        return self.limits.max_time - (time.monotonic() - self._started)
+
+    def script_timeout(self) -> float:
+        return max(0.0, min(self.limits.script_timeout, self.seconds_left))
+
+    def execute(self, action: str, **args: Any) -> str:
+        """Perform one step and return its observation.
+
+        Invalid requests come back as observations; ``TrialOver`` ends the trial.
+        """
+        if self.final_answer is not None:
+            raise AlreadySubmitted("the final answer was already submitted")
+        if self.steps >= self.limits.max_steps:
+            raise StepLimitReached(f"step limit of {self.limits.max_steps} reached")
+        if self.seconds_left <= 0:
+            raise TimeLimitReached(f"time limit of {self.limits.max_time:g}s reached")
+        self.steps += 1
+        self._exit_code = None
+        started = time.time()
+        chosen = self.actions.get(action)
+        try:
+            if chosen is None:
+                raise ActionError(
+                    f"There is no action {action!r}. Valid actions: {', '.join(self.actions)}."
+                )
+            observation = chosen(self, args)
+        except ActionError as exc:
+            observation = f"Invalid action: {exc}"
+        if self.trace is not None:
+            self.trace.append(
+                Step(self.steps, action, args, observation, started, time.time(), self._exit_code)
+            )
+        return observation
+
+    def submit(self, answer: str) -> None:
+        self.final_answer = answer
+
+    def note_exit_code(self, code: int) -> None:
+        self._exit_code = code

@@ -1,0 +1,25 @@
+"""Hooks other plugins and conftest.py files may implement."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_mlab.results import TrialResult
+    from pytest_mlab.sandbox import Sandbox
+    from pytest_mlab.task import TaskSpec
+    from pytest_mlab.workspace import Workspace
+
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_mlab_make_sandbox(
+    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
+) -> Sandbox | None:
+    """Return the sandbox a trial's scripts run in. The built-in one is ``trylast``."""
+
+
+def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None:
+    """Called on the controller (never an xdist worker) once per finished trial."""

@@ -1,0 +1,131 @@
+"""Options, ini keys and registration. Everything else lives in its own module."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_mlab import hookspecs
+from pytest_mlab.agent import UnknownAgent, load_agent
+from pytest_mlab.collect import TaskFile
+from pytest_mlab.keys import AGENTS_KEY, RUN_ID_KEY, SETTINGS_KEY
+from pytest_mlab.settings import (
+    Settings,
+    fraction,
+    gpu_list,
+    positive_float,
+    positive_int,
+    resolve_settings,
+    retention,
+)
+from pytest_mlab.task import MANIFEST
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    group = parser.getgroup("mlab", "pytest-mlab: ML agent benchmark")
+    group.addoption(
+        "--agent", action="append", dest="mlab_agents", metavar="NAME",
+        help="Agent to run on every task; repeat for several. A built-in name, an entry "
+        "point of group pytest_mlab.agents, or package.module:Class. Default: baseline.",
+    )
+    group.addoption(
+        "--llm", action="append", dest="mlab_llms", metavar="MODEL",
+        help="Model for agents that use one (any litellm model string); repeat for several.",
+    )
+    group.addoption(
+        "--mlab-trials", type=positive_int, dest="mlab_trials", metavar="N",
+        help="Trials per task x agent x llm. Default: 1.",
+    )
+    group.addoption(
+        "--mlab-threshold", type=fraction, dest="mlab_threshold", metavar="FRACTION",
+        help="Relative improvement over the baseline needed to pass, overriding each "
+        "task's own. Default: the task's, else 0.10.",
+    )
+    group.addoption(
+        "--max-steps", type=positive_int, dest="mlab_max_steps", metavar="N",
+        help="Actions an agent may take, overriding each task's limit.",
+    )
+    group.addoption(
+        "--max-time", type=positive_float, dest="mlab_max_time", metavar="SECONDS",
+        help="Wall-clock seconds an agent may take, overriding each task's limit.",
+    )
+    group.addoption(
+        "--mlab-gpus", type=gpu_list, dest="mlab_gpus", metavar="IDS",
+        help="GPU ids to lease to trials, e.g. 0,1, or none. Default: CUDA_VISIBLE_DEVICES.",
+    )
+    group.addoption(
+        "--mlab-cache-dir", type=Path, dest="mlab_cache_dir", metavar="DIR",
+        help="Where prepared data, private answers and measured baselines are kept, "
+        "outside the repository and every workspace. Default: $MLAB_CACHE_DIR, "
+        "else ~/.cache/pytest-mlab.",
+    )
+    group.addoption(
+        "--mlab-report-dir", type=Path, dest="mlab_report_dir", metavar="DIR",
+        help="Where runs are written (DIR/<run>/results.json), relative to the rootdir. "
+        "Default: reports.",
+    )
+    group.addoption(
+        "--mlab-keep-workspaces", type=retention, dest="mlab_keep_workspaces",
+        metavar="all|failed|none", help="Which trials' workspaces to keep. Default: failed.",
+    )
+    group.addoption(
+        "--mlab-record-baseline", type=positive_int, dest="mlab_record_baseline", metavar="N",
+        help="Run the baseline agent N times per task and write each task's baseline.json.",
+    )
+    for name, help_text, kind in (
+        ("mlab_agents", "Agents to run (see --agent).", "linelist"),
+        ("mlab_llms", "Models for agents that use one (see --llm).", "linelist"),
+        ("mlab_trials", "Trials per task x agent x llm (see --mlab-trials).", "string"),
+        ("mlab_threshold", "Improvement needed to pass (see --mlab-threshold).", "string"),
+        ("mlab_max_steps", "Step limit (see --max-steps).", "string"),
+        ("mlab_max_time", "Time limit in seconds (see --max-time).", "string"),
+        ("mlab_gpus", "GPU ids to lease (see --mlab-gpus).", "string"),
+        ("mlab_cache_dir", "Cache directory (see --mlab-cache-dir).", "string"),
+        ("mlab_report_dir", "Report directory (see --mlab-report-dir).", "string"),
+        ("mlab_keep_workspaces", "all, failed or none (see --mlab-keep-workspaces).", "string"),
+    ):
+        parser.addini(name, help_text, type=kind)  # type: ignore[arg-type]
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def _new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    run_id = workerinput["mlab_run_id"] if workerinput else _new_run_id()
+    config.stash[RUN_ID_KEY] = run_id
+    settings = resolve_settings(config, run_id)
+    if settings.record_baseline is not None and set(settings.agents) != {"baseline"}:
+        raise pytest.UsageError("--mlab-record-baseline runs the baseline agent only; drop --agent")
+    agents = {}
+    for name in settings.agents:
+        try:
+            agents[name] = load_agent(name)
+        except UnknownAgent as exc:
+            raise pytest.UsageError(f"--agent: {exc}") from None
+        if agents[name].uses_llm and not settings.llms:
+            raise pytest.UsageError(f"--agent={name} uses an LLM: give one with --llm MODEL")
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[AGENTS_KEY] = agents
+    from pytest_mlab import fixtures, reporting
+
+    config.pluginmanager.register(fixtures, "mlab-fixtures")
+    config.pluginmanager.register(reporting.Reporter(config), "mlab-reporter")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(reporting.XdistHooks(run_id), "mlab-xdist")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    settings: Settings = config.stash[SETTINGS_KEY]
+    return settings.header()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:
+    if file_path.name == MANIFEST:
+        return TaskFile.from_parent(parent, path=file_path)
+    return None

@@ -1,0 +1,144 @@
+"""Results ride on test reports; the controller alone aggregates, writes and prints."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_mlab import __version__
+from pytest_mlab.baseline import write_record
+from pytest_mlab.collect import TrialItem
+from pytest_mlab.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.machine import machine_id
+from pytest_mlab.results import RunInfo, RunResults, TrialResult
+from pytest_mlab.summary import summary_lines
+from pytest_mlab.task import load_task
+
+PROPERTY = "mlab_result"
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def _unrun_result(
+    item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
+) -> TrialResult:
+    """The record of a trial that never reached its verdict: skipped, or an error."""
+    spec = item.stash[TRIAL_KEY]
+    settings = item.config.stash[SETTINGS_KEY]
+    metric = spec.task.manifest.metric
+    result = TrialResult(
+        nodeid=item.nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm,
+        trial=spec.trial, metric=metric.name, direction=metric.direction,
+        outcome="skipped" if report.skipped else "error", success=False,
+        threshold=settings.threshold or spec.task.manifest.threshold or 0.10,
+    )
+    if report.skipped:
+        result.message = _skip_reason(report)
+    elif call.excinfo is not None:
+        error = call.excinfo.value
+        result.error_class = type(error).__name__
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        result.message = f"{spec.task.name}: {result.error_class}: {first_line}"
+    return result
+
+
+class Reporter:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        self.results: list[TrialResult] = []
+        self.started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self.results_path: Path | None = None
+        self.recorded: list[str] = []
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if not isinstance(item, TrialItem) or TRIAL_KEY not in item.stash:
+            return report
+        result = item.stash.get(RESULT_KEY, None)
+        if call.when == "call" and result is not None:
+            report.user_properties.append((PROPERTY, result.model_dump_json()))
+        elif call.when == "setup" and not report.passed:
+            result = _unrun_result(item, report, call)
+            report.user_properties.append((PROPERTY, result.model_dump_json()))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        for name, value in report.user_properties:
+            if name == PROPERTY:
+                result = TrialResult.model_validate_json(str(value))
+                self.results.append(result)
+                self.config.hook.pytest_mlab_trial_result(config=self.config, result=result)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker or not self.results:
+            return
+        settings = self.config.stash[SETTINGS_KEY]
+        run = RunInfo(
+            run_id=settings.run_id, started=self.started,
+            finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            command=[Path(sys.argv[0]).name, *self.config.invocation_params.args],
+            machine=machine_id(), pytest_mlab_version=__version__,
+        )
+        self.results.sort(key=lambda r: r.nodeid)
+        self.results_path = settings.report_dir / settings.run_id / "results.json"
+        RunResults(run=run, results=self.results).write(self.results_path)
+        if settings.record_baseline is not None:
+            self.recorded = self._record_baselines(settings.record_baseline)
+
+    def _record_baselines(self, runs: int) -> list[str]:
+        by_task: dict[str, list[TrialResult]] = {}
+        for result in self.results:
+            by_task.setdefault(result.nodeid.split("::")[0], []).append(result)
+        lines = []
+        for manifest, results in sorted(by_task.items()):
+            task = load_task(self.config.rootpath / manifest)
+            scores = [r.score for r in results if r.score is not None and r.success]
+            if task.manifest.baseline.kind == "per-machine":
+                lines.append(f"{task.name}: per-machine baseline, measured every session; "
+                             "nothing recorded")
+            elif len(scores) < runs:
+                lines.append(f"{task.name}: only {len(scores)} of {runs} runs scored; "
+                             "nothing recorded")
+            else:
+                rel = task.root.relative_to(self.config.rootpath).as_posix()
+                command = f"pytest {rel} --agent=baseline --mlab-record-baseline={runs}"
+                record = write_record(task, scores, command)
+                lines.append(f"{task.name}: recorded {record.metric} mean={record.mean:.6g} "
+                             f"sd={record.sd:.3g} n={record.n} in {task.baseline_record}")
+        return lines
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or not self.results:
+            return
+        terminalreporter.section("mlab")
+        for line in summary_lines(self.results):
+            terminalreporter.write_line(line)
+        for line in self.recorded:
+            terminalreporter.write_line(line)
+        if self.results_path is not None:
+            terminalreporter.write_line(f"results: {self.results_path}")
+
+
+class XdistHooks:
+    """Hands the controller's run id to every worker, so all share one run."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["mlab_run_id"] = self.run_id

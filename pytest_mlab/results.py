@@ -1,0 +1,75 @@
+"""The result record: one versioned model per trial, the only thing reports read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+SCHEMA_VERSION = 1
+Outcome = Literal["passed", "failed", "error", "skipped"]
+
+
+class TrialResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    nodeid: str
+    task: str
+    agent: str
+    llm: str | None
+    trial: int
+    metric: str
+    direction: Literal["higher", "lower"]
+    outcome: Outcome
+    success: bool
+    score: float | None = None
+    baseline_mean: float | None = None
+    baseline_sd: float | None = None
+    baseline_n: int | None = None
+    improvement: float | None = None
+    threshold: float
+    message: str = ""
+    """One sentence with the numbers: why it passed, failed, errored or was skipped."""
+    error_class: str | None = None
+    ended_by: str = ""
+    """'final answer', 'step limit', 'time limit', 'agent error', or '' if it never ran."""
+    steps: int = 0
+    seconds: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    isolation: str = ""
+    trace: str | None = None
+    workspace: str | None = None
+
+
+class RunInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    started: str
+    finished: str
+    command: list[str]
+    machine: str
+    pytest_mlab_version: str
+
+
+class RunResults(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run: RunInfo
+    results: list[TrialResult]
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def read(cls, path: Path) -> RunResults:
+        return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))

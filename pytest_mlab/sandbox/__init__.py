@@ -1,0 +1,8 @@
+"""Where an agent's scripts run. Sandboxes hold no keys and know nothing of pytest."""
+
+from __future__ import annotations
+
+from pytest_mlab.sandbox.base import ExecResult, Sandbox
+from pytest_mlab.sandbox.local import LocalSandbox
+
+__all__ = ["ExecResult", "LocalSandbox", "Sandbox"]

@@ -1,0 +1,149 @@
+"""Settings, resolved once per session: command line > environment > ini > default."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import pytest
+
+T = TypeVar("T")
+Retention = Literal["all", "failed", "none"]
+RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
+DEFAULT_THRESHOLD = 0.10
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value:g}")
+    return value
+
+
+def fraction(text: str) -> float:
+    value = positive_float(text)
+    if value >= 10:
+        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.10, got {value:g}")
+    return value
+
+
+def retention(text: str) -> Retention:
+    for choice in RETENTIONS:
+        if text == choice:
+            return choice
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(RETENTIONS)}, got {text!r}")
+
+
+def gpu_list(text: str) -> tuple[str, ...]:
+    """``0,1`` (device ids) or ``none``; CUDA_VISIBLE_DEVICES uses the same form."""
+    if text.strip().lower() in ("", "none", "-1"):
+        return ()
+    ids = tuple(part.strip() for part in text.split(","))
+    if any(not part for part in ids):
+        raise argparse.ArgumentTypeError(f"expected GPU ids such as 0,1, got {text!r}")
+    return ids
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytest-mlab"
+
+
+@dataclass(frozen=True)
+class Settings:
+    agents: tuple[str, ...]
+    llms: tuple[str, ...]
+    trials: int
+    threshold: float | None
+    """Set only when the user gave one; otherwise the task's own, else 10%."""
+    max_steps: int | None
+    max_time: float | None
+    gpus: tuple[str, ...]
+    cache_dir: Path
+    report_dir: Path
+    keep_workspaces: Retention
+    record_baseline: int | None
+    run_id: str
+
+    def header(self) -> str:
+        threshold = "task's own, else 10%" if self.threshold is None else f"{self.threshold:g}"
+        return (
+            f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
+            f"trials={self.trials} threshold={threshold} gpus={','.join(self.gpus) or 'none'} "
+            f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}"
+        )
+
+
+def _resolve(
+    config: pytest.Config,
+    option: str,
+    ini: str | None,
+    env: str | None,
+    parse: Callable[[str], T],
+    default: T,
+) -> T:
+    given = config.getoption(option)
+    if given is not None:
+        value: T = given
+        return value
+    for source, raw in (
+        (f"environment variable {env}", os.environ.get(env) if env else None),
+        (f"ini key {ini}", config.getini(ini) if ini else None),
+    ):
+        if raw:
+            try:
+                return parse(str(raw))
+            except argparse.ArgumentTypeError as exc:
+                raise pytest.UsageError(f"{source}: {exc}") from None
+    return default
+
+
+def _lines(config: pytest.Config, option: str, ini: str) -> tuple[str, ...]:
+    given: list[str] | None = config.getoption(option)
+    if given:
+        return tuple(given)
+    raw: list[str] = config.getini(ini)
+    return tuple(item for line in raw for item in line.split() if item)
+
+
+def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
+    root = config.rootpath
+    report_dir = _resolve(config, "mlab_report_dir", "mlab_report_dir", None, Path, Path("reports"))
+    cache_dir = _resolve(
+        config, "mlab_cache_dir", "mlab_cache_dir", "MLAB_CACHE_DIR", Path, default_cache_dir()
+    )
+    no_gpus: tuple[str, ...] = ()
+    gpus = _resolve(config, "mlab_gpus", "mlab_gpus", "CUDA_VISIBLE_DEVICES", gpu_list, no_gpus)
+    return Settings(
+        agents=_lines(config, "mlab_agents", "mlab_agents") or ("baseline",),
+        llms=_lines(config, "mlab_llms", "mlab_llms"),
+        trials=_resolve(config, "mlab_trials", "mlab_trials", None, positive_int, 1),
+        threshold=_resolve(config, "mlab_threshold", "mlab_threshold", None, fraction, None),
+        max_steps=_resolve(config, "mlab_max_steps", "mlab_max_steps", None, positive_int, None),
+        max_time=_resolve(config, "mlab_max_time", "mlab_max_time", None, positive_float, None),
+        gpus=gpus,
+        cache_dir=(root / cache_dir.expanduser()).resolve(),
+        report_dir=(root / report_dir).resolve(),
+        keep_workspaces=_resolve(
+            config, "mlab_keep_workspaces", "mlab_keep_workspaces", None, retention, "failed"
+        ),
+        record_baseline=config.getoption("mlab_record_baseline"),
+        run_id=run_id,
+    )

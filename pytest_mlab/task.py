@@ -1,0 +1,138 @@
+"""The task manifest (``task.toml``): one schema, validated once, no pytest here."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+MANIFEST = "task.toml"
+BASELINE_RECORD = "baseline.json"
+
+
+class TaskFormatError(Exception):
+    """A task directory is malformed; the message is one line naming the file and key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Metric(_Strict):
+    name: str = Field(min_length=1)
+    direction: Literal["higher", "lower"]
+
+
+class Limits(_Strict):
+    max_steps: int = Field(default=50, gt=0)
+    max_time: float = Field(default=1800.0, gt=0, description="Seconds for the whole trial.")
+    script_timeout: float = Field(default=600.0, gt=0, description="Seconds for one script.")
+    score_timeout: float = Field(default=600.0, gt=0)
+
+
+class Resources(_Strict):
+    gpus: int = Field(default=0, ge=0)
+    memory_gb: float = Field(default=4.0, gt=0)
+
+
+class BaselinePolicy(_Strict):
+    kind: Literal["recorded", "per-machine"] = Field(
+        description="recorded: baseline.json, written by --mlab-record-baseline; "
+        "per-machine: measured once per session and machine (run time, throughput)."
+    )
+    runs: int = Field(default=5, ge=1, le=100)
+
+
+class TaskManifest(_Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    research_problem: str = Field(min_length=1)
+    entry: str = Field(default="train.py", min_length=1)
+    requirements: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+    threshold: float | None = Field(default=None, gt=0)
+    metric: Metric
+    limits: Limits = Limits()
+    resources: Resources = Resources()
+    baseline: BaselinePolicy
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A validated task directory."""
+
+    root: Path
+    manifest: TaskManifest
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def env_dir(self) -> Path:
+        return self.root / "env"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / "solution"
+
+    @property
+    def prepare_script(self) -> Path:
+        return self.root / "prepare.py"
+
+    @property
+    def score_script(self) -> Path:
+        return self.root / "score.py"
+
+    @property
+    def baseline_record(self) -> Path:
+        return self.root / BASELINE_RECORD
+
+    def content_hash(self) -> str:
+        """Hash of every file that can change the prepared data or the score.
+
+        The baseline record and the reference solution are left out: recording a
+        baseline or improving the solution must not invalidate prepared data.
+        """
+        digest = hashlib.sha256()
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root)
+            if not path.is_file() or rel.parts[0] in {"solution", BASELINE_RECORD}:
+                continue
+            if "__pycache__" in rel.parts:
+                continue
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()[:16]
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    if first["type"] == "extra_forbidden":
+        return f"key {key!r}: unknown key"
+    if first["type"] == "missing":
+        return f"key {key!r}: required but missing"
+    return f"key {key!r}: {first['msg']}, got {first['input']!r}"
+
+
+def load_task(manifest_path: Path) -> TaskSpec:
+    """Read and validate ``task.toml`` and the files it implies; raise ``TaskFormatError``."""
+    root = manifest_path.parent
+    try:
+        raw = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskFormatError(f"{manifest_path}: not valid TOML: {exc}") from None
+    try:
+        manifest = TaskManifest.model_validate(raw)
+    except ValidationError as exc:
+        raise TaskFormatError(f"{manifest_path}: {_describe(exc)}") from None
+    task = TaskSpec(root=root, manifest=manifest)
+    for required in (task.env_dir, task.prepare_script, task.score_script):
+        if not required.exists():
+            raise TaskFormatError(f"{manifest_path}: expected {required.name} beside it")
+    if not (task.env_dir / manifest.entry).is_file():
+        raise TaskFormatError(f"{manifest_path}: key 'entry': env/{manifest.entry} does not exist")
+    return task

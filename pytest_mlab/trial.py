@@ -1,0 +1,67 @@
+"""One trial, without pytest: let the agent act, then score what it left behind."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from pytest_mlab.agent import Agent
+from pytest_mlab.data import PreparedData
+from pytest_mlab.env import (
+    AlreadySubmitted,
+    Environment,
+    Limits,
+    StepLimitReached,
+    TimeLimitReached,
+)
+from pytest_mlab.errors import InfrastructureError
+from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.scoring import Scored, score_workspace
+from pytest_mlab.task import TaskSpec
+from pytest_mlab.trace import Trace
+from pytest_mlab.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class TrialRun:
+    ended_by: str
+    """'final answer', 'agent returned', 'step limit', 'time limit' or 'agent error'."""
+    steps: int
+    seconds: float
+    scored: Scored | None
+    """None when the agent crashed: there is nothing it meant to submit."""
+    agent_error: str | None = None
+
+
+def run_trial(
+    task: TaskSpec,
+    data: PreparedData,
+    agent: Agent,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    limits: Limits,
+    trace: Trace | None = None,
+) -> TrialRun:
+    env = Environment(
+        research_problem=task.manifest.research_problem, entry=task.manifest.entry,
+        workspace=workspace, sandbox=sandbox, limits=limits, trace=trace,
+    )
+    started = time.monotonic()
+    agent_error = None
+    try:
+        agent.run(env)
+        ended_by = "final answer" if env.final_answer is not None else "agent returned"
+    except AlreadySubmitted:
+        ended_by = "final answer"
+    except StepLimitReached:
+        ended_by = "step limit"
+    except TimeLimitReached:
+        ended_by = "time limit"
+    except InfrastructureError:
+        raise
+    except Exception as exc:  # the agent's own bug fails its trial, nothing more
+        ended_by = "agent error"
+        agent_error = f"{type(exc).__name__}: {exc}"
+    seconds = time.monotonic() - started
+    scored = None if agent_error else score_workspace(task, workspace, data)
+    return TrialRun(ended_by, env.steps, seconds, scored, agent_error)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job: the offline lite suite with an agent that needs no API key.
+# Extra arguments go to pytest, e.g. --agent=baseline or -n 2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ "$#" -eq 0 ]; then set -- --agent=oracle; fi
+exec .venv/bin/pytest tasks/lite "$@"
