@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.keys import AGENTS_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.task import TaskFormatError, TaskSpec, load_task
 
@@ -33,16 +32,8 @@ def run_trial_item(mlab_result: Any) -> None:
 
 
 class TrialItem(pytest.Function):
-    def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.name
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        # The harness's own faults read as one line; a traceback would blame the agent.
-        if isinstance(excinfo.value, InfrastructureError) and not self.config.getoption(
-            "fulltrace", False
-        ):
-            return f"{type(excinfo.value).__name__}: {excinfo.value}"
-        return super().repr_failure(excinfo)
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, self.name
 
 
 class TaskFile(pytest.File):

@@ -13,6 +13,7 @@ import pytest
 from pytest_mlab import __version__
 from pytest_mlab.baseline import write_record
 from pytest_mlab.collect import TrialItem
+from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.machine import machine_id
 from pytest_mlab.results import RunInfo, RunResults, TrialResult
@@ -73,6 +74,12 @@ class Reporter:
         elif call.when == "setup" and not report.passed:
             result = _unrun_result(item, report, call)
             report.user_properties.append((PROPERTY, result.model_dump_json()))
+            excinfo = call.excinfo
+            fulltrace = item.config.getoption("fulltrace", False)
+            if excinfo and isinstance(excinfo.value, InfrastructureError) and not fulltrace:
+                # The harness's own frames would only hide the cause; the message
+                # carries the task code's traceback where there is one.
+                report.longrepr = f"{excinfo.typename}: {excinfo.value}"
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# The example task trees are inputs to pytester runs, not tests of this session.
+collect_ignore = ["examples"]
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+@pytest.fixture
+def task_tree(pytester: pytest.Pytester) -> Callable[..., Path]:
+    """Copy an example task into the pytester directory under tasks/."""
+    shutil.copy(EXAMPLES / "scripted_agents.py", pytester.path)
+    pytester.syspathinsert()
+
+    def copy(name: str, dest: str | None = None) -> Path:
+        target = pytester.path / "tasks" / (dest or name)
+        shutil.copytree(EXAMPLES / name, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture
+def mlab_args(pytester: pytest.Pytester) -> list[str]:
+    """Keep prepared data and reports inside the pytester directory."""
+    return [f"--mlab-cache-dir={pytester.path / 'cache'}", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture
+def read_results(pytester: pytest.Pytester) -> Callable[[], list[dict[str, Any]]]:
+    """The records of the newest run under reports/ (each run has its own folder)."""
+
+    def read() -> list[dict[str, Any]]:
+        paths = sorted(
+            pytester.path.glob("reports/*/results.json"), key=lambda p: p.stat().st_mtime_ns
+        )
+        results: list[dict[str, Any]] = json.loads(paths[-1].read_text())["results"]
+        return results
+
+    return read
+
+
+@pytest.fixture
+def recorded(
+    pytester: pytest.Pytester, task_tree: Callable[..., Path], mlab_args: list[str]
+) -> Callable[[str], Path]:
+    """An example task with its baseline recorded by the real command."""
+
+    def make(name: str) -> Path:
+        root = task_tree(name)
+        run = pytester.runpytest(
+            str(root), "--agent=baseline", "--mlab-record-baseline=2",
+            "--mlab-report-dir=baseline-runs", *mlab_args,
+        )
+        run.assert_outcomes(passed=2)
+        assert (root / "baseline.json").exists()
+        return root
+
+    return make

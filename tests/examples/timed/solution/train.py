@@ -1,0 +1,3 @@
+from pathlib import Path
+
+Path("submission.txt").write_text("2.0\n")

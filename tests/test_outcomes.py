@@ -1,0 +1,122 @@
+"""Each outcome means something: passed, failed, error, skipped (DESIGN.md)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SENTENCE = re.compile(
+    r"guess: error=[\d.]+ is [\d.]+% (better|worse) than baseline [\d.]+ \(needed 10%\)"
+)
+
+
+def test_the_oracle_passes_and_its_record_says_why(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    result = pytester.runpytest("tasks", "--agent=oracle", *mlab_args)
+    result.assert_outcomes(passed=1)
+    (record,) = read_results()
+    assert record["outcome"] == "passed" and record["success"] is True
+    assert record["improvement"] > 0.10
+    assert record["baseline_n"] == 2
+    assert record["ended_by"] == "final answer"
+    assert record["steps"] == 3
+    assert SENTENCE.fullmatch(record["message"])
+    result.stdout.fnmatch_lines(["guess*oracle*1/1*+*%*0*0"])
+
+
+def test_the_baseline_fails_with_one_sentence_with_the_numbers(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    result = pytester.runpytest("tasks", "--agent=baseline", *mlab_args)
+    result.assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["outcome"] == "failed"
+    assert SENTENCE.fullmatch(record["message"]), record["message"]
+    assert record["improvement"] == pytest.approx(0.0)
+    result.stdout.fnmatch_lines([f"*{record['message']}"])
+    assert "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("GarbageAgent", "guess: invalid submission: submission.txt does not hold a number"),
+        ("CrashingAgent", "guess: the agent raised KeyError: 'plan' after 1 steps"),
+        ("TamperingAgent", "guess: invalid submission: read-only file data.txt was changed"),
+    ],
+)
+def test_a_bad_trial_fails_with_its_reason(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    agent: str,
+    message: str,
+) -> None:
+    recorded("guess")
+    result = pytester.runpytest("tasks", f"--agent=scripted_agents:{agent}", *mlab_args)
+    result.assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["message"] == message
+
+
+def test_a_limit_ending_the_trial_fails_it(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    result = pytester.runpytest(
+        "tasks", "--agent=scripted_agents:LoopingAgent", "--max-steps=4", *mlab_args
+    )
+    result.assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["ended_by"] == "step limit" and record["steps"] == 4
+    assert record["message"].startswith("guess: invalid submission: submission.txt is missing")
+
+
+def test_a_file_named_like_the_private_answers_changes_nothing(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    pytester.runpytest(
+        "tasks", "--agent=oracle", "--agent=scripted_agents:DecoyAgent", *mlab_args
+    ).assert_outcomes(passed=2)
+    scores = {record["agent"]: record["score"] for record in read_results()}
+    assert scores["scripted_agents:DecoyAgent"] == scores["oracle"]
+
+
+@pytest.mark.parametrize(
+    ("breakage", "error_class"),
+    [
+        ("prepare.py", "PrepareError"),
+        ("score.py", "ScorerError"),
+    ],
+)
+def test_a_harness_fault_is_an_error_not_a_failure(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    breakage: str,
+    error_class: str,
+) -> None:
+    root = recorded("guess")
+    script = root / breakage
+    script.write_text(script.read_text() + "\nraise RuntimeError('disk on fire')\n")
+    result = pytester.runpytest("tasks", "--agent=oracle", *mlab_args)
+    result.assert_outcomes(errors=1)
+    (record,) = read_results()
+    assert record["outcome"] == "error" and record["error_class"] == error_class
+    assert "RuntimeError: disk on fire" in record["message"]
+    result.stdout.fnmatch_lines([f"{error_class}: guess: *RuntimeError: disk on fire"])
+    result.stdout.no_fnmatch_line("*pytest_mlab/*.py:*: *Error")  # no harness frames

@@ -1,0 +1,126 @@
+"""Under -n: one run and results file, baselines measured once, GPUs never shared."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def test_outcomes_are_the_same_and_one_results_file_holds_every_item(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    args = ["tasks", "--agent=oracle", "--agent=baseline", "--mlab-trials=2", *mlab_args]
+    pytester.runpytest_subprocess(*args, "-n", "2").assert_outcomes(passed=2, failed=2)
+    parallel = read_results()
+    assert len(list(pytester.path.glob("reports/*/results.json"))) == 1
+    assert sorted(r["nodeid"] for r in parallel) == [
+        f"tasks/guess/task.toml::guess[{agent}-t{k}]"
+        for agent in ("baseline", "oracle") for k in (0, 1)
+    ]
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=2, failed=2)
+    serial = read_results()
+    assert [(r["nodeid"], r["outcome"], r["message"]) for r in serial] == [
+        (r["nodeid"], r["outcome"], r["message"]) for r in parallel
+    ]
+
+
+def test_a_per_machine_baseline_is_measured_once_per_session(
+    pytester: pytest.Pytester,
+    task_tree: Callable[..., Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task_tree("timed")
+    counter = pytester.path / "starter-runs.txt"
+    monkeypatch.setenv("MLAB_TEST_COUNTER", str(counter))
+    result = pytester.runpytest_subprocess(
+        "tasks", "--agent=oracle", "--mlab-trials=4", "-n", "2", *mlab_args
+    )
+    result.assert_outcomes(passed=4)
+    assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
+    records = read_results()
+    assert {(r["baseline_mean"], r["baseline_n"]) for r in records} == {(1.0, 2)}
+    assert all(r["improvement"] == pytest.approx(1.0) for r in records)
+    # A new session measures again: the baseline is per session and machine.
+    pytester.runpytest_subprocess("tasks", "--agent=oracle", *mlab_args).assert_outcomes(passed=1)
+    assert len(counter.read_text().splitlines()) == 4
+
+
+GPUS = "[resources]\ngpus = {}\n\n[baseline]"
+GPU_PROBE = """
+import os, time
+start = time.time()
+time.sleep(0.3)
+with open(os.environ["MLAB_TEST_GPU_LOG"], "a") as log:
+    log.write(f"{os.environ['CUDA_VISIBLE_DEVICES']} {start} {time.time()}\\n")
+"""
+
+
+def test_gpu_leases_are_never_shared_across_workers(
+    pytester: pytest.Pytester,
+    task_tree: Callable[..., Path],
+    mlab_args: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = task_tree("timed")
+    manifest = root / "task.toml"
+    manifest.write_text(manifest.read_text().replace("[baseline]", GPUS.format(1)))
+    (root / "env" / "gpu_probe.py").write_text(GPU_PROBE)
+    log = pytester.path / "gpu-log.txt"
+    monkeypatch.setenv("MLAB_TEST_GPU_LOG", str(log))
+    result = pytester.runpytest_subprocess(
+        "tasks", "--agent=scripted_agents:GpuAgent", "--mlab-trials=8", "--mlab-gpus=0,1",
+        "-n", "4", *mlab_args,
+    )
+    result.assert_outcomes(failed=8)  # it only runs the starter: no improvement
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for line in log.read_text().splitlines():
+        gpu, start, end = line.split()
+        spans.setdefault(gpu, []).append((float(start), float(end)))
+    assert set(spans) == {"0", "1"}
+    assert sum(len(s) for s in spans.values()) == 8
+    for intervals in spans.values():
+        intervals.sort()
+        for (_, end), (start, _) in itertools.pairwise(intervals):
+            assert start >= end, f"two trials held one GPU at once: {intervals}"
+
+
+def test_a_task_needing_more_gpus_than_the_machine_has_is_skipped(
+    pytester: pytest.Pytester,
+    task_tree: Callable[..., Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    root = task_tree("timed")
+    manifest = root / "task.toml"
+    manifest.write_text(manifest.read_text().replace("[baseline]", GPUS.format(3)))
+    pytester.runpytest("tasks", "--agent=oracle", "--mlab-gpus=0,1", *mlab_args).assert_outcomes(
+        skipped=1
+    )
+    (record,) = read_results()
+    assert record["message"].startswith("timed needs 3 GPUs, this machine has 2 GPUs")
+
+
+def test_results_json_is_valid_and_versioned(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str]
+) -> None:
+    from pytest_mlab.results import RunResults
+
+    recorded("guess")
+    pytester.runpytest("tasks", "--agent=oracle", *mlab_args)
+    (path,) = [p for p in pytester.path.glob("reports/*/results.json")]
+    loaded = RunResults.read(path)
+    assert loaded.schema_version == 1 and loaded.results[0].schema_version == 1
+    assert json.loads(path.read_text())["run"]["command"][1:3] == ["tasks", "--agent=oracle"]

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_mlab.data import prepare_task
+from pytest_mlab.task import load_task
+from pytest_mlab.workspace import HARDLINK_MIN_BYTES, provision_workspace
+
+GUESS = Path(__file__).parent / "examples" / "guess"
+
+
+@pytest.fixture
+def big_task(tmp_path: Path) -> Path:
+    """The guess task with a large public file next to its small one."""
+    import shutil
+
+    root = shutil.copytree(GUESS, tmp_path / "task")
+    prepare = root / "prepare.py"
+    prepare.write_text(
+        prepare.read_text()
+        + "\n    (public / 'big.bin').write_bytes(b'x' * (2 << 20))\n"
+    )
+    return root
+
+
+def test_large_public_files_are_hardlinked_and_small_ones_copied(
+    big_task: Path, tmp_path: Path
+) -> None:
+    task = load_task(big_task / "task.toml")
+    data = prepare_task(task, tmp_path / "cache")
+    workspace = provision_workspace(task, data, tmp_path / "ws")
+    big, small = workspace.root / "big.bin", workspace.root / "data.txt"
+    assert big.stat().st_size >= HARDLINK_MIN_BYTES
+    assert big.stat().st_ino == (data.public / "big.bin").stat().st_ino
+    assert small.stat().st_ino != (data.public / "data.txt").stat().st_ino
+    assert not os.access(small, os.W_OK) or os.geteuid() == 0
+    assert oct(small.stat().st_mode & 0o777) == "0o444"
+    assert (workspace.root / "train.py").read_text() == (big_task / "env" / "train.py").read_text()
+    assert set(workspace.protected) == {"big.bin", "data.txt"}
+    assert not (workspace.root / "answer.txt").exists()  # private answers stay in the cache
+    assert (data.private / "answer.txt").exists()
+    assert not data.private.is_relative_to(workspace.root)
+
+
+def test_changes_to_protected_files_are_found(big_task: Path, tmp_path: Path) -> None:
+    task = load_task(big_task / "task.toml")
+    workspace = provision_workspace(task, prepare_task(task, tmp_path / "cache"), tmp_path / "ws")
+    assert workspace.changed_protected_files() == []
+    target = workspace.root / "data.txt"
+    target.chmod(0o644)
+    target.write_text("1\n")
+    (workspace.root / "big.bin").unlink()
+    assert workspace.changed_protected_files() == ["big.bin", "data.txt"]
+
+
+def test_prepare_runs_once_per_content(big_task: Path, tmp_path: Path) -> None:
+    task = load_task(big_task / "task.toml")
+    first = prepare_task(task, tmp_path / "cache")
+    stamp = (first.public / "data.txt").stat().st_mtime_ns
+    assert prepare_task(task, tmp_path / "cache") == first
+    assert (first.public / "data.txt").stat().st_mtime_ns == stamp
+    (big_task / "prepare.py").write_text((big_task / "prepare.py").read_text() + "\n# v2\n")
+    second = prepare_task(load_task(big_task / "task.toml"), tmp_path / "cache")
+    assert second.public != first.public
+
+
+@pytest.mark.parametrize(
+    ("policy", "kept"),
+    [("all", {"oracle", "baseline"}), ("failed", {"baseline"}), ("none", set())],
+)
+def test_workspaces_are_kept_per_the_retention_setting(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    policy: str,
+    kept: set[str],
+) -> None:
+    recorded("guess")
+    pytester.runpytest(
+        "tasks", "--agent=oracle", "--agent=baseline", f"--mlab-keep-workspaces={policy}",
+        *mlab_args,
+    )
+    records = read_results()
+    assert {r["agent"] for r in records if r["workspace"]} == kept
+    for record in records:
+        if record["workspace"]:
+            assert (Path(record["workspace"]) / "submission.txt").exists()
