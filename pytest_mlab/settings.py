@@ -84,9 +84,12 @@ class Settings:
 
     def header(self) -> str:
         threshold = "task's own, else 10%" if self.threshold is None else f"{self.threshold:g}"
+        trials = f"{self.record_baseline} (recording baselines)" if self.record_baseline else (
+            str(self.trials)
+        )
         return (
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
-            f"trials={self.trials} threshold={threshold} gpus={','.join(self.gpus) or 'none'} "
+            f"trials={trials} threshold={threshold} gpus={','.join(self.gpus) or 'none'} "
             f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}"
         )
 

@@ -120,3 +120,48 @@ def test_a_harness_fault_is_an_error_not_a_failure(
     assert "RuntimeError: disk on fire" in record["message"]
     result.stdout.fnmatch_lines([f"{error_class}: guess: *RuntimeError: disk on fire"])
     result.stdout.no_fnmatch_line("*pytest_mlab/*.py:*: *Error")  # no harness frames
+
+
+def test_a_conftest_can_override_a_fixture(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    pytester.makeconftest(
+        """
+        import pytest
+        from scripted_agents import GarbageAgent
+
+        @pytest.fixture
+        def mlab_agent(mlab_trial_spec):
+            return GarbageAgent(None)
+        """
+    )
+    pytester.runpytest("tasks", "--agent=oracle", *mlab_args).assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["message"] == "guess: invalid submission: submission.txt does not hold a number"
+
+
+def test_a_plugin_can_supply_the_sandbox(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    pytester.makeconftest(
+        """
+        from pytest_mlab.sandbox import LocalSandbox
+
+        class Labelled(LocalSandbox):
+            isolation = "labelled-for-test"
+
+        def pytest_mlab_make_sandbox(config, task, workspace, gpus):
+            return Labelled(workspace.root)
+        """
+    )
+    pytester.runpytest("tasks", "--agent=oracle", *mlab_args).assert_outcomes(passed=1)
+    (record,) = read_results()
+    assert record["isolation"] == "labelled-for-test"
