@@ -35,6 +35,14 @@ class PreparedData:
     def public_hashes(self) -> Path:
         return self.public.parent / HASHES
 
+    def discard(self) -> None:
+        """Forget this preparation, so the next trial prepares afresh.
+
+        For when a public file was changed through a hardlink in a workspace: a
+        root-owned process ignores the read-only mode, and the cache is shared.
+        """
+        (self.public.parent / _DONE).unlink(missing_ok=True)
+
 
 def missing_requirements(task: TaskSpec) -> list[str]:
     """Modules named in ``requirements`` that this interpreter cannot import."""

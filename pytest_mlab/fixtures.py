@@ -157,7 +157,9 @@ def mlab_workspace(
     workspace = provision_workspace(mlab_task, mlab_data, base / "workspace")
     yield workspace
     result = request.node.stash.get(RESULT_KEY, None)
-    if result is None or result.workspace is None:
+    # Without a result the trial errored: keep its workspace unless told to keep none.
+    unwanted = mlab_settings.keep_workspaces == "none"
+    if unwanted or (result is not None and result.workspace is None):
         shutil.rmtree(base, ignore_errors=True)
 
 

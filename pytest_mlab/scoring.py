@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pytest_mlab.data import PreparedData
@@ -24,6 +25,8 @@ class Scored:
 def score_workspace(task: TaskSpec, workspace: Workspace, data: PreparedData) -> Scored:
     changed = workspace.changed_protected_files()
     if changed:
+        if any(_shares_inode(workspace.root / rel, data.public / rel) for rel in changed):
+            data.discard()
         return Scored(None, f"read-only file {changed[0]} was changed")
     try:
         verdict = call_worker(
@@ -42,6 +45,13 @@ def score_workspace(task: TaskSpec, workspace: Workspace, data: PreparedData) ->
     if not math.isfinite(score):
         return Scored(None, f"the score is {score}")
     return Scored(score)
+
+
+def _shares_inode(first: Path, second: Path) -> bool:
+    try:
+        return first.samefile(second)
+    except OSError:
+        return False
 
 
 def improvement(score: float, baseline: float, direction: Literal["higher", "lower"]) -> float:

@@ -91,3 +91,20 @@ def test_workspaces_are_kept_per_the_retention_setting(
     for record in records:
         if record["workspace"]:
             assert (Path(record["workspace"]) / "submission.txt").exists()
+
+
+def test_a_hardlinked_file_changed_in_a_workspace_discards_the_cache(
+    big_task: Path, tmp_path: Path
+) -> None:
+    from pytest_mlab.scoring import score_workspace
+
+    task = load_task(big_task / "task.toml")
+    data = prepare_task(task, tmp_path / "cache")
+    workspace = provision_workspace(task, data, tmp_path / "ws")
+    big = workspace.root / "big.bin"
+    big.chmod(0o644)  # what an agent's script running as the file's owner could do
+    big.write_bytes(b"y")
+    scored = score_workspace(task, workspace, data)
+    assert scored.invalid == "read-only file big.bin was changed"
+    fresh = prepare_task(task, tmp_path / "cache")
+    assert (fresh.public / "big.bin").read_bytes() == b"x" * (2 << 20)
