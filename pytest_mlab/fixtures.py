@@ -22,7 +22,7 @@ from pytest_mlab.keys import AGENTS_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.machine import machine_id
 from pytest_mlab.results import TrialResult
 from pytest_mlab.sandbox import LocalSandbox, Sandbox
-from pytest_mlab.settings import DEFAULT_THRESHOLD, Settings
+from pytest_mlab.settings import Settings
 from pytest_mlab.task import TaskFormatError, TaskSpec
 from pytest_mlab.trace import Trace
 from pytest_mlab.trial import run_trial
@@ -62,7 +62,7 @@ def mlab_settings(pytestconfig: pytest.Config) -> Settings:
 def mlab_trial_spec(request: pytest.FixtureRequest) -> TrialSpec:
     spec: TrialSpec | None = request.node.stash.get(TRIAL_KEY, None)
     if spec is None:
-        raise pytest.UsageError(f"{request.node.nodeid} is not a pytest-mlab trial")
+        pytest.fail(f"{request.node.nodeid} is not a pytest-mlab trial", pytrace=False)
     return spec
 
 
@@ -203,10 +203,9 @@ def mlab_result(
     run = run_trial(
         task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox, limits_for(task, settings), trace
     )
-    threshold = settings.threshold or task.manifest.threshold or DEFAULT_THRESHOLD
     result = verdict(
         request.node.nodeid, task, spec.agent, spec.llm, spec.trial, run, mlab_baseline,
-        threshold, getattr(mlab_sandbox, "isolation", "unknown"),
+        settings.threshold_for(task), getattr(mlab_sandbox, "isolation", "unknown"),
     )
     result.trace = str(trace.path)
     keep = settings.keep_workspaces

@@ -40,7 +40,7 @@ def _unrun_result(
         nodeid=item.nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm,
         trial=spec.trial, metric=metric.name, direction=metric.direction,
         outcome="skipped" if report.skipped else "error", success=False,
-        threshold=settings.threshold or spec.task.manifest.threshold or 0.10,
+        threshold=settings.threshold_for(spec.task),
     )
     if report.skipped:
         result.message = _skip_reason(report)

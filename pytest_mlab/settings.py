@@ -11,6 +11,8 @@ from typing import Literal, TypeVar
 
 import pytest
 
+from pytest_mlab.task import TaskSpec
+
 T = TypeVar("T")
 Retention = Literal["all", "failed", "none"]
 RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
@@ -81,6 +83,9 @@ class Settings:
     keep_workspaces: Retention
     record_baseline: int | None
     run_id: str
+
+    def threshold_for(self, task: TaskSpec) -> float:
+        return self.threshold or task.manifest.threshold or DEFAULT_THRESHOLD
 
     def header(self) -> str:
         threshold = "task's own, else 10%" if self.threshold is None else f"{self.threshold:g}"
