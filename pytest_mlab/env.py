@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_mlab.actions import DEFAULT_ACTIONS, Action, ActionError
+from pytest_mlab.actions import LOW_LEVEL_ACTIONS, REQUEST_HELP, Action, ActionError, EditHistory
 from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.trace import Step, Trace
 from pytest_mlab.workspace import Workspace
 
@@ -29,6 +31,18 @@ class AlreadySubmitted(TrialOver):
 
 
 @dataclass(frozen=True)
+class ResumePoint:
+    """Where an interrupted trial stopped: its steps and the time they took."""
+
+    steps: tuple[Step, ...]
+
+    @property
+    def seconds(self) -> float:
+        """Time used before the interruption (the time between steps included)."""
+        return self.steps[-1].ended - self.steps[0].started if self.steps else 0.0
+
+
+@dataclass(frozen=True)
 class Limits:
     max_steps: int
     max_time: float
@@ -47,7 +61,10 @@ class Environment:
         sandbox: Sandbox,
         limits: Limits,
         trace: Trace | None = None,
-        actions: tuple[Action, ...] = DEFAULT_ACTIONS,
+        actions: tuple[Action, ...] = LOW_LEVEL_ACTIONS,
+        ask: Callable[[str], str] | None = None,
+        snapshots: Snapshotter | None = None,
+        resume: ResumePoint | None = None,
     ) -> None:
         self.research_problem = research_problem
         self.entry = entry
@@ -55,12 +72,22 @@ class Environment:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
+        if ask is not None:
+            actions = (*actions, REQUEST_HELP)
         self.actions = {action.name: action for action in actions}
+        self.ask = ask
+        """Answers Request Help; None outside an interactive run."""
+        self.edits = EditHistory()
         self.trace = trace
-        self.steps = 0
+        self.snapshots = snapshots
+        self.history: list[Step] = list(resume.steps) if resume else []
+        """Steps taken so far, including those before a resume."""
+        self.steps = len(self.history)
         self.final_answer: str | None = None
-        self._started = time.monotonic()
+        self._started = time.monotonic() - (resume.seconds if resume else 0.0)
         self._exit_code: int | None = None
+        if snapshots is not None and resume is None:
+            snapshots.take(0)
 
     @property
     def steps_left(self) -> int:
@@ -96,10 +123,12 @@ class Environment:
             observation = chosen(self, args)
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
+        step = Step(self.steps, action, args, observation, started, time.time(), self._exit_code)
+        self.history.append(step)
         if self.trace is not None:
-            self.trace.append(
-                Step(self.steps, action, args, observation, started, time.time(), self._exit_code)
-            )
+            self.trace.append(step)
+        if self.snapshots is not None:
+            self.snapshots.take(self.steps)
         return observation
 
     def submit(self, answer: str) -> None:

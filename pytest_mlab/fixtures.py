@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,14 @@ from pytest_mlab.keys import AGENTS_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.machine import machine_id
 from pytest_mlab.results import TrialResult
 from pytest_mlab.sandbox import LocalSandbox, Sandbox
+from pytest_mlab.sandbox.limits import GIB, ResourceLimits
 from pytest_mlab.settings import Settings
+from pytest_mlab.snapshot import Snapshotter
+from pytest_mlab.step_scores import score_steps
 from pytest_mlab.task import TaskFormatError, TaskSpec
 from pytest_mlab.trace import Trace
 from pytest_mlab.trial import run_trial
+from pytest_mlab.trial_files import TrialFiles
 from pytest_mlab.verdict import verdict
 from pytest_mlab.warning import MlabWarning
 from pytest_mlab.workspace import Workspace, provision_workspace
@@ -39,8 +44,18 @@ def safe_name(text: str) -> str:
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
 ) -> Sandbox:
+    settings: Settings = config.stash[SETTINGS_KEY]
+    limits = limits_for(task, settings)
+    resources = ResourceLimits(
+        memory_bytes=int(task.manifest.resources.memory_gb * GIB),
+        cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
+    )
     # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
-    return LocalSandbox(workspace.root, {"CUDA_VISIBLE_DEVICES": ",".join(gpus)})
+    environ = {"CUDA_VISIBLE_DEVICES": ",".join(gpus)}
+    return LocalSandbox(
+        workspace.root, isolation=settings.isolation, protected=tuple(workspace.protected),
+        limits=resources, extra_env=environ,
+    )
 
 
 def limits_for(task: TaskSpec, settings: Settings) -> Limits:
@@ -48,7 +63,7 @@ def limits_for(task: TaskSpec, settings: Settings) -> Limits:
     return Limits(
         max_steps=settings.max_steps or own.max_steps,
         max_time=settings.max_time or own.max_time,
-        script_timeout=own.script_timeout,
+        script_timeout=settings.script_timeout or own.script_timeout,
     )
 
 
@@ -184,6 +199,18 @@ def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec) -> Agent
     return agent_class(AgentContext(task=spec.task.name, llm=spec.llm, solution_dir=solution))
 
 
+def _terminal_ask(config: pytest.Config) -> Callable[[str], str]:
+    """Request Help, answered by the person at this terminal."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+
+    def ask(question: str) -> str:
+        with capture.global_and_fixture_disabled():
+            print(f"\n[mlab] The agent asks: {question}")
+            return input("[mlab] Your answer: ")
+
+    return ask
+
+
 @pytest.fixture
 def mlab_result(
     request: pytest.FixtureRequest,
@@ -198,18 +225,32 @@ def mlab_result(
     """Run the trial and judge it; the test body only passes or fails on this record."""
     spec, settings = mlab_trial_spec, mlab_settings
     task = spec.task
-    traces = settings.report_dir / settings.run_id / "traces"
-    trace = Trace(traces / f"{safe_name(request.node.nodeid)}.jsonl")
+    files = TrialFiles(settings.report_dir / settings.run_id, safe_name(request.node.nodeid))
+    if settings.resume and files.result.exists():
+        result = TrialResult.model_validate_json(files.result.read_text(encoding="utf-8"))
+        request.node.stash[RESULT_KEY] = result
+        return result
+    resume = files.resume_into(mlab_workspace) if settings.resume else None
     run = run_trial(
-        task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox, limits_for(task, settings), trace
+        task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox, limits_for(task, settings),
+        Trace(files.trace, append=resume is not None),
+        snapshots=Snapshotter(
+            files.objects, files.manifests, mlab_workspace.root, mlab_workspace.protected
+        ),
+        resume=resume,
+        ask=_terminal_ask(request.config) if settings.interactive else None,
     )
     result = verdict(
         request.node.nodeid, task, spec.agent, spec.llm, spec.trial, run, mlab_baseline,
-        settings.threshold_for(task), getattr(mlab_sandbox, "isolation", "unknown"),
+        settings.threshold_for(task), mlab_sandbox.isolation,
     )
-    result.trace = str(trace.path)
+    result.trace = str(files.trace)
+    result.resumed_from = len(resume.steps) if resume else None
+    if settings.score_steps:
+        result.step_scores = score_steps(task, mlab_data, files, settings.score_steps)
     keep = settings.keep_workspaces
     if keep == "all" or (keep == "failed" and not result.success):
         result.workspace = str(mlab_workspace.root)
+    files.result.write_text(result.model_dump_json(), encoding="utf-8")
     request.node.stash[RESULT_KEY] = result
     return result

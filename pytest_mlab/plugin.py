@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,11 @@ from pytest_mlab.agent import UnknownAgent, load_agent
 from pytest_mlab.collect import TaskFile
 from pytest_mlab.keys import AGENTS_KEY, RUN_ID_KEY, SETTINGS_KEY
 from pytest_mlab.settings import (
+    DEFAULT_DOCKER_IMAGE,
+    ISOLATIONS,
+    SANDBOXES,
     Settings,
+    choice,
     fraction,
     gpu_list,
     positive_float,
@@ -75,6 +80,37 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         "--mlab-record-baseline", type=positive_int, dest="mlab_record_baseline", metavar="N",
         help="Run the baseline agent N times per task and write each task's baseline.json.",
     )
+    group.addoption(
+        "--mlab-sandbox", type=choice(SANDBOXES), dest="mlab_sandbox", metavar="local|docker",
+        help="Where scripts run: local (bubblewrap where present) or docker. Default: local.",
+    )
+    group.addoption(
+        "--mlab-isolation", type=choice(ISOLATIONS), dest="mlab_isolation",
+        metavar="auto|bwrap|netns|none",
+        help="Isolation of the local sandbox; auto takes the strongest that works here. "
+        "Default: auto.",
+    )
+    group.addoption(
+        "--mlab-script-timeout", type=positive_float, dest="mlab_script_timeout",
+        metavar="SECONDS", help="Wall-clock limit of one script, overriding each task's.",
+    )
+    group.addoption(
+        "--mlab-docker-image", dest="mlab_docker_image", metavar="IMAGE",
+        help=f"Image of the docker sandbox. Default: {DEFAULT_DOCKER_IMAGE}.",
+    )
+    group.addoption(
+        "--mlab-score-steps", type=positive_int, dest="mlab_score_steps", metavar="N",
+        help="After each trial, score every Nth step's snapshot too (score over steps).",
+    )
+    group.addoption(
+        "--mlab-resume", dest="mlab_resume", metavar="RUN",
+        help="Continue the interrupted trials of run RUN (a folder name under the report "
+        "dir, or 'last') from their last snapshots; finished trials keep their results.",
+    )
+    group.addoption(
+        "--mlab-interactive", action="store_true", dest="mlab_interactive",
+        help="Offer agents the Request Help action, answered at this terminal (needs -s).",
+    )
     for name, help_text, kind in (
         ("mlab_agents", "Agents to run (see --agent).", "linelist"),
         ("mlab_llms", "Models for agents that use one (see --llm).", "linelist"),
@@ -86,9 +122,25 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         ("mlab_cache_dir", "Cache directory (see --mlab-cache-dir).", "string"),
         ("mlab_report_dir", "Report directory (see --mlab-report-dir).", "string"),
         ("mlab_keep_workspaces", "all, failed or none (see --mlab-keep-workspaces).", "string"),
+        ("mlab_sandbox", "local or docker (see --mlab-sandbox).", "string"),
+        ("mlab_isolation", "auto, bwrap, netns or none (see --mlab-isolation).", "string"),
+        ("mlab_script_timeout", "Seconds per script (see --mlab-script-timeout).", "string"),
+        ("mlab_docker_image", "Docker sandbox image (see --mlab-docker-image).", "string"),
     ):
         parser.addini(name, help_text, type=kind)  # type: ignore[arg-type]
     pluginmanager.add_hookspecs(hookspecs)
+
+
+def _resumed_run(report_dir: Path, wanted: str) -> str:
+    runs = sorted(p.name for p in report_dir.glob("*") if (p / "traces").is_dir())
+    if wanted == "last" and runs:
+        return runs[-1]
+    if wanted in runs:
+        return wanted
+    raise pytest.UsageError(
+        f"--mlab-resume: no run {wanted!r} with traces under {report_dir}"
+        + (f"; runs there: {', '.join(runs[-5:])}" if runs else "")
+    )
 
 
 def _new_run_id() -> str:
@@ -98,8 +150,12 @@ def _new_run_id() -> str:
 def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     run_id = workerinput["mlab_run_id"] if workerinput else _new_run_id()
-    config.stash[RUN_ID_KEY] = run_id
     settings = resolve_settings(config, run_id)
+    if settings.resume and not workerinput:
+        settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
+    if settings.interactive and (workerinput or getattr(config.option, "numprocesses", None)):
+        raise pytest.UsageError("--mlab-interactive needs a terminal: drop -n")
+    config.stash[RUN_ID_KEY] = settings.run_id
     if settings.record_baseline is not None and set(settings.agents) != {"baseline"}:
         raise pytest.UsageError("--mlab-record-baseline runs the baseline agent only; drop --agent")
     agents = {}
@@ -117,7 +173,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "mlab-fixtures")
     config.pluginmanager.register(reporting.Reporter(config), "mlab-reporter")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(reporting.XdistHooks(run_id), "mlab-xdist")
+        config.pluginmanager.register(reporting.XdistHooks(settings.run_id), "mlab-xdist")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

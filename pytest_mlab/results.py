@@ -12,6 +12,14 @@ SCHEMA_VERSION = 1
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
+class StepScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step: int
+    score: float | None
+    invalid: str | None = None
+
+
 class TrialResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +52,10 @@ class TrialResult(BaseModel):
     isolation: str = ""
     trace: str | None = None
     workspace: str | None = None
+    resumed_from: int | None = None
+    """The step an interrupted trial was continued from."""
+    step_scores: list[StepScore] = []
+    """Scores of every Nth snapshot, with --mlab-score-steps."""
 
 
 class RunInfo(BaseModel):

@@ -11,6 +11,7 @@ from typing import Literal, TypeVar
 
 import pytest
 
+from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, Isolation, best_available
 from pytest_mlab.task import TaskSpec
 
 T = TypeVar("T")
@@ -63,6 +64,20 @@ def gpu_list(text: str) -> tuple[str, ...]:
     return ids
 
 
+def choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text in options:
+            return text
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(options)}, got {text!r}")
+
+    return parse
+
+
+SANDBOXES = ("local", "docker")
+ISOLATIONS = ("auto", "bwrap", "netns", "none")
+DEFAULT_DOCKER_IMAGE = "pytest-mlab-sandbox:latest"
+
+
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "pytest-mlab"
@@ -83,6 +98,14 @@ class Settings:
     keep_workspaces: Retention
     record_baseline: int | None
     run_id: str
+    sandbox: str = "local"
+    isolation: Isolation = "none"
+    """The level in force for the local sandbox: the strongest asked for that works here."""
+    script_timeout: float | None = None
+    docker_image: str = DEFAULT_DOCKER_IMAGE
+    score_steps: int | None = None
+    resume: str | None = None
+    interactive: bool = False
 
     def threshold_for(self, task: TaskSpec) -> float:
         return self.threshold or task.manifest.threshold or DEFAULT_THRESHOLD
@@ -95,7 +118,11 @@ class Settings:
         return (
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
             f"trials={trials} threshold={threshold} gpus={','.join(self.gpus) or 'none'} "
-            f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}"
+            f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}\n"
+            f"mlab: sandbox={self.sandbox} " + (
+                f"image={self.docker_image}" if self.sandbox == "docker"
+                else f"isolation={self.isolation} ({DESCRIPTIONS[self.isolation]})"
+            )
         )
 
 
@@ -121,6 +148,14 @@ def _resolve(
             except argparse.ArgumentTypeError as exc:
                 raise pytest.UsageError(f"{source}: {exc}") from None
     return default
+
+
+def _isolation(requested: str) -> Isolation:
+    level = best_available(requested)
+    if level is None:
+        fix = FIXES[requested]  # type: ignore[index]
+        raise pytest.UsageError(f"--mlab-isolation={requested} does not work here: {fix}")
+    return level
 
 
 def _lines(config: pytest.Config, option: str, ini: str) -> tuple[str, ...]:
@@ -154,4 +189,20 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         ),
         record_baseline=config.getoption("mlab_record_baseline"),
         run_id=run_id,
+        sandbox=_resolve(
+            config, "mlab_sandbox", "mlab_sandbox", "MLAB_SANDBOX", choice(SANDBOXES), "local"
+        ),
+        isolation=_isolation(
+            _resolve(config, "mlab_isolation", "mlab_isolation", None, choice(ISOLATIONS), "auto")
+        ),
+        script_timeout=_resolve(
+            config, "mlab_script_timeout", "mlab_script_timeout", None, positive_float, None
+        ),
+        docker_image=_resolve(
+            config, "mlab_docker_image", "mlab_docker_image", "MLAB_DOCKER_IMAGE", str,
+            DEFAULT_DOCKER_IMAGE,
+        ),
+        score_steps=config.getoption("mlab_score_steps"),
+        resume=config.getoption("mlab_resume"),
+        interactive=bool(config.getoption("mlab_interactive")),
     )

@@ -49,6 +49,8 @@ class BaselinePolicy(_Strict):
 
 class TaskManifest(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    mirrors: str = Field(default="", description="The MLAgentBench task this one mirrors.")
+    data_source: str = Field(default="", description="Where the data comes from, in words.")
     research_problem: str = Field(min_length=1)
     entry: str = Field(default="train.py", min_length=1)
     requirements: tuple[str, ...] = ()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,16 @@ class Step:
     started: float
     ended: float
     exit_code: int | None = None
+    usage: dict[str, float] = field(default_factory=dict)
+    """LLM usage of the step: tokens_in, tokens_out, cost."""
 
 
 class Trace:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("", encoding="utf-8")
+        if not append:
+            path.write_text("", encoding="utf-8")
 
     def append(self, step: Step) -> None:
         record = asdict(step)
@@ -35,3 +38,14 @@ class Trace:
         record["observation"] = clip(step.observation, _FIELD_LIMIT)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
+
+
+def read_trace(path: Path) -> list[Step]:
+    """The steps of a trace; a last line cut short by an interruption is ignored."""
+    steps = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            steps.append(Step(**json.loads(line)))
+        except (ValueError, TypeError):
+            break
+    return steps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_mlab.agent import Agent
@@ -11,12 +12,14 @@ from pytest_mlab.env import (
     AlreadySubmitted,
     Environment,
     Limits,
+    ResumePoint,
     StepLimitReached,
     TimeLimitReached,
 )
 from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.scoring import Scored, score_workspace
+from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.task import TaskSpec
 from pytest_mlab.trace import Trace
 from pytest_mlab.workspace import Workspace
@@ -41,10 +44,15 @@ def run_trial(
     sandbox: Sandbox,
     limits: Limits,
     trace: Trace | None = None,
+    *,
+    snapshots: Snapshotter | None = None,
+    resume: ResumePoint | None = None,
+    ask: Callable[[str], str] | None = None,
 ) -> TrialRun:
     env = Environment(
         research_problem=task.manifest.research_problem, entry=task.manifest.entry,
         workspace=workspace, sandbox=sandbox, limits=limits, trace=trace,
+        snapshots=snapshots, resume=resume, ask=ask,
     )
     started = time.monotonic()
     agent_error = None

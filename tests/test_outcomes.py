@@ -51,7 +51,6 @@ def test_the_baseline_fails_with_one_sentence_with_the_numbers(
     [
         ("GarbageAgent", "guess: invalid submission: submission.txt does not hold a number"),
         ("CrashingAgent", "guess: the agent raised KeyError: 'plan' after 1 steps"),
-        ("TamperingAgent", "guess: invalid submission: read-only file data.txt was changed"),
     ],
 )
 def test_a_bad_trial_fails_with_its_reason(
@@ -67,6 +66,21 @@ def test_a_bad_trial_fails_with_its_reason(
     result.assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["message"] == message
+
+
+def test_a_read_only_file_changed_by_a_script_invalidates_the_trial(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    """Without isolation the file system lets the change through; the hash check does not."""
+    recorded("guess")
+    pytester.runpytest(
+        "tasks", "--agent=scripted_agents:TamperingAgent", "--mlab-isolation=none", *mlab_args
+    ).assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["message"] == "guess: invalid submission: read-only file data.txt was changed"
 
 
 def test_a_limit_ending_the_trial_fails_it(
@@ -155,8 +169,14 @@ def test_a_plugin_can_supply_the_sandbox(
         """
         from pytest_mlab.sandbox import LocalSandbox
 
-        class Labelled(LocalSandbox):
+        class Labelled:
             isolation = "labelled-for-test"
+
+            def __init__(self, root):
+                self.inner = LocalSandbox(root)
+
+            def run(self, argv, timeout):
+                return self.inner.run(argv, timeout)
 
         def pytest_mlab_make_sandbox(config, task, workspace, gpus):
             return Labelled(workspace.root)

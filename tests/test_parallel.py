@@ -46,7 +46,8 @@ def test_a_per_machine_baseline_is_measured_once_per_session(
     counter = pytester.path / "starter-runs.txt"
     monkeypatch.setenv("MLAB_TEST_COUNTER", str(counter))
     result = pytester.runpytest_subprocess(
-        "tasks", "--agent=oracle", "--mlab-trials=4", "-n", "2", *mlab_args
+        "tasks", "--agent=oracle", "--mlab-trials=4", "-n", "2", "--mlab-isolation=none",
+        *mlab_args,
     )
     result.assert_outcomes(passed=4)
     assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
@@ -54,7 +55,9 @@ def test_a_per_machine_baseline_is_measured_once_per_session(
     assert {(r["baseline_mean"], r["baseline_n"]) for r in records} == {(1.0, 2)}
     assert all(r["improvement"] == pytest.approx(1.0) for r in records)
     # A new session measures again: the baseline is per session and machine.
-    pytester.runpytest_subprocess("tasks", "--agent=oracle", *mlab_args).assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=oracle", "--mlab-isolation=none", *mlab_args
+    ).assert_outcomes(passed=1)
     assert len(counter.read_text().splitlines()) == 4
 
 
@@ -82,7 +85,7 @@ def test_gpu_leases_are_never_shared_across_workers(
     monkeypatch.setenv("MLAB_TEST_GPU_LOG", str(log))
     result = pytester.runpytest_subprocess(
         "tasks", "--agent=scripted_agents:GpuAgent", "--mlab-trials=8", "--mlab-gpus=0,1",
-        "-n", "4", *mlab_args,
+        "-n", "4", "--mlab-isolation=none", *mlab_args,
     )
     result.assert_outcomes(failed=8)  # it only runs the starter: no improvement
     spans: dict[str, list[tuple[float, float]]] = {}

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from pytest_mlab.actions.base import Action, ActionError
-from pytest_mlab.actions.execute import EXECUTE_SCRIPT, FINAL_ANSWER
-from pytest_mlab.actions.files import LIST_FILES, READ_FILE, WRITE_FILE
-
-DEFAULT_ACTIONS: tuple[Action, ...] = (
-    LIST_FILES, READ_FILE, WRITE_FILE, EXECUTE_SCRIPT, FINAL_ANSWER,
+from pytest_mlab.actions.edits import UNDO_EDIT_SCRIPT, EditHistory
+from pytest_mlab.actions.execute import EXECUTE_SCRIPT, FINAL_ANSWER, PYTHON_REPL
+from pytest_mlab.actions.files import (
+    APPEND_FILE,
+    COPY_FILE,
+    INSPECT_SCRIPT_LINES,
+    LIST_FILES,
+    READ_FILE,
+    WRITE_FILE,
 )
+from pytest_mlab.actions.help import REQUEST_HELP
 
-__all__ = ["DEFAULT_ACTIONS", "Action", "ActionError"]
+LOW_LEVEL_ACTIONS: tuple[Action, ...] = (
+    LIST_FILES, READ_FILE, WRITE_FILE, APPEND_FILE, COPY_FILE, UNDO_EDIT_SCRIPT,
+    EXECUTE_SCRIPT, PYTHON_REPL, INSPECT_SCRIPT_LINES, FINAL_ANSWER,
+)
+"""Every action that needs no LLM; Request Help joins them in interactive runs."""
+
+__all__ = ["LOW_LEVEL_ACTIONS", "REQUEST_HELP", "Action", "ActionError", "EditHistory"]

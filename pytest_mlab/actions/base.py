@@ -19,8 +19,10 @@ class Action:
     name: str
     description: str
     parameters: dict[str, str]
-    """Argument name -> description. Every argument is a required string."""
+    """Argument name -> description. Every argument is required."""
     function: Callable[..., str]
+    integers: frozenset[str] = frozenset()
+    """Arguments that are whole numbers; the rest are strings."""
 
     def json_schema(self) -> dict[str, Any]:
         """The schema for native tool calling."""
@@ -30,7 +32,10 @@ class Action:
             "parameters": {
                 "type": "object",
                 "properties": {
-                    arg: {"type": "string", "description": text}
+                    arg: {
+                        "type": "integer" if arg in self.integers else "string",
+                        "description": text,
+                    }
                     for arg, text in self.parameters.items()
                 },
                 "required": list(self.parameters),
@@ -49,7 +54,17 @@ class Action:
         if missing or extra:
             expected = ", ".join(self.parameters) or "no arguments"
             raise ActionError(f"{self.name} takes {expected}; got {', '.join(args) or 'none'}.")
-        bad = [arg for arg, value in args.items() if not isinstance(value, str)]
-        if bad:
-            raise ActionError(f"{self.name}: {', '.join(bad)} must be a string.")
-        return self.function(env, **args)
+        values = {arg: self._value(arg, value) for arg, value in args.items()}
+        return self.function(env, **values)
+
+    def _value(self, arg: str, value: Any) -> Any:
+        if arg not in self.integers:
+            if not isinstance(value, str):
+                raise ActionError(f"{self.name}: {arg} must be a string.")
+            return value
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            return int(value)
+        except (TypeError, ValueError):
+            raise ActionError(f"{self.name}: {arg} must be a whole number.") from None

@@ -1,4 +1,4 @@
-"""Execute Script and Final Answer."""
+"""Actions that run code in the sandbox, and Final Answer."""
 
 from __future__ import annotations
 
@@ -10,26 +10,36 @@ from pytest_mlab.actions.paths import inside, relative
 from pytest_mlab.text import clip
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pytest_mlab.env import Environment
 
 OUTPUT_LIMIT = 10_000
+
+
+def _run(env: Environment, argv: Sequence[str], what: str) -> str:
+    timeout = env.script_timeout()
+    result = env.sandbox.run(argv, timeout)
+    env.note_exit_code(result.returncode)
+    output = (result.stdout + result.stderr).strip() or "(no output)"
+    if result.timed_out:
+        status = f"{what} was stopped after {timeout:.0f} seconds."
+    elif result.returncode != 0:
+        status = f"{what} failed with exit code {result.returncode}."
+    else:
+        status = f"{what} ran to completion."
+    return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
 
 
 def execute_script(env: Environment, script_name: str) -> str:
     path = inside(env.workspace.root, script_name)
     if path.suffix != ".py" or not path.is_file():
         raise ActionError(f"{script_name!r} is not a Python script in the workspace.")
-    timeout = env.script_timeout()
-    result = env.sandbox.run([sys.executable, relative(env.workspace.root, path)], timeout)
-    env.note_exit_code(result.returncode)
-    output = (result.stdout + result.stderr).strip() or "(no output)"
-    if result.timed_out:
-        status = f"The script was stopped after {timeout:.0f} seconds."
-    elif result.returncode != 0:
-        status = f"The script failed with exit code {result.returncode}."
-    else:
-        status = "The script ran to completion."
-    return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
+    return _run(env, [sys.executable, relative(env.workspace.root, path)], "The script")
+
+
+def python_repl(env: Environment, command: str) -> str:
+    return _run(env, [sys.executable, "-c", command], "The code")
 
 
 def final_answer(env: Environment, final_answer: str) -> str:
@@ -40,6 +50,12 @@ def final_answer(env: Environment, final_answer: str) -> str:
 EXECUTE_SCRIPT = Action(
     "Execute Script", "Run a Python script of the workspace and return its output.",
     {"script_name": "a .py file relative to the workspace"}, execute_script,
+)
+PYTHON_REPL = Action(
+    "Python REPL",
+    "Run Python code in the workspace and return its output. Each call starts a fresh "
+    "interpreter: nothing carries over between calls except files.",
+    {"command": "Python source code"}, python_repl,
 )
 FINAL_ANSWER = Action(
     "Final Answer", "End the trial; the workspace as it is now will be scored.",

@@ -17,8 +17,10 @@ class ExecResult:
 
 
 class Sandbox(Protocol):
-    isolation: str
-    """Short name of the isolation actually in force, recorded with every result."""
+    @property
+    def isolation(self) -> str:
+        """Short name of the isolation actually in force, recorded with every result."""
+        ...
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
         """Run ``argv`` in the workspace; never raise for the program's own failure."""

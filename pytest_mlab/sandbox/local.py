@@ -1,76 +1,106 @@
-"""Scripts in a child process group on this machine, killed whole on timeout."""
+"""Scripts on this machine: bubblewrap where it works, else namespaces, else plain.
+
+Every level runs the script in a session of its own, killed whole at the end, with a
+scrubbed environment and resource limits. What each level hides is in ``isolation.py``.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
-import subprocess
-import time
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pytest_mlab.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
+from pytest_mlab.sandbox.capture import run_captured
+from pytest_mlab.sandbox.isolation import Isolation
+from pytest_mlab.sandbox.limits import ResourceLimits, pids_cgroup, preexec
 
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-# After a timeout, give the killed group this long to release its pipes.
-_DRAIN_SECONDS = 5.0
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+# Variables of the harness itself: where the cache and its answers live.
+_HARNESS = re.compile(r"^MLAB_(CACHE|REPORT)")
+# What programs commonly read from /etc; the rest (shadow, keys, configs) stays hidden.
+_ETC = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
+    "localtime", "timezone", "alternatives", "ssl", "ca-certificates", "mime.types", "fonts",
+    "matplotlibrc", "xdg/pip",
+)
+SANDBOX_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def scrubbed_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` without anything that looks like a credential."""
-    return {name: value for name, value in environ.items() if not _SECRET.search(name)}
+    """``environ`` without credentials or the harness's own settings."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if not _SECRET.search(name) and not _HARNESS.match(name)
+    }
+
+
+def interpreter_roots() -> list[Path]:
+    """Folders the Python interpreter and its libraries live in (shown read-only)."""
+    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    return sorted(roots)
+
+
+def bwrap_argv(
+    workspace: Path, protected: Sequence[str], extra_env: Mapping[str, str]
+) -> list[str]:
+    argv = [
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    ]
+    for name in _ETC:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for root in interpreter_roots():
+        if not root.is_relative_to("/usr"):
+            argv += ["--ro-bind", str(root), str(root)]
+    argv += ["--bind", str(workspace), str(workspace)]
+    for rel in protected:
+        target = workspace / rel
+        if target.exists():
+            argv += ["--ro-bind", str(target), str(target)]
+    argv += ["--chdir", str(workspace), "--clearenv"]
+    for name, value in extra_env.items():
+        argv += ["--setenv", name, value]
+    return [*argv, "--"]
 
 
 class LocalSandbox:
-    """Runs programs in the workspace, in a process group of their own.
+    """Runs programs in the workspace with the strongest isolation asked for."""
 
-    This is process hygiene, not isolation: the program has the harness's user,
-    file system and network. (Isolation arrives with the bubblewrap sandbox.)
-    """
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        isolation: Isolation = "none",
+        protected: Sequence[str] = (),
+        limits: ResourceLimits | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.workspace = workspace.resolve()
+        self.isolation = isolation
+        self.protected = tuple(protected)
+        self.limits = limits or ResourceLimits()
+        self.environ = scrubbed_environ(os.environ) | SANDBOX_ENV | dict(extra_env or {})
+        if isolation == "bwrap":
+            self.environ |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
 
-    isolation = "process-group"
-
-    def __init__(self, workspace: Path, extra_env: Mapping[str, str] | None = None) -> None:
-        self.workspace = workspace
-        self.environ = scrubbed_environ(os.environ) | dict(extra_env or {})
+    def _wrap(self, argv: Sequence[str]) -> list[str]:
+        if self.isolation == "bwrap":
+            return bwrap_argv(self.workspace, self.protected, self.environ) + list(argv)
+        if self.isolation == "netns":
+            return ["unshare", "--user", "--map-root-user", "--net", "--", *argv]
+        return list(argv)
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        started = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                list(argv), cwd=self.workspace, env=self.environ, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        with pids_cgroup(self.limits.processes) as cgroup:
+            return run_captured(
+                self._wrap(argv), cwd=self.workspace, env=self.environ, timeout=timeout,
+                preexec=preexec(self.limits, cgroup),
             )
-        except OSError as exc:
-            raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
-        timed_out = False
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            out, err = self._kill(proc)
-        finally:
-            self._kill_group(proc.pid)
-        return ExecResult(
-            stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"),
-            returncode=proc.wait(), seconds=time.monotonic() - started, timed_out=timed_out,
-        )
-
-    @staticmethod
-    def _kill_group(pgid: int) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
-
-    def _kill(self, proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
-        self._kill_group(proc.pid)
-        try:
-            return proc.communicate(timeout=_DRAIN_SECONDS)
-        except subprocess.TimeoutExpired:
-            # A grandchild left the group and still holds our pipes: stop reading.
-            for pipe in (proc.stdout, proc.stderr):
-                if pipe is not None:
-                    pipe.close()
-            return b"", b""

@@ -1,0 +1,113 @@
+"""Run a child process with a wall-clock limit, reading its output without hoarding it.
+
+A script may print a gigabyte; the harness keeps the head and the tail of each stream
+and a count of what it left out, so its own memory stays small.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from pytest_mlab.errors import SandboxError
+from pytest_mlab.sandbox.base import ExecResult
+
+KEEP_BYTES = 64 * 1024
+_CHUNK = 64 * 1024
+# After the kill, give the readers this long to see the pipes close.
+_DRAIN_SECONDS = 5.0
+
+
+@dataclass
+class _Stream:
+    head: bytearray
+    tail: deque[bytes]
+    tail_size: int = 0
+    total: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail.append(chunk)
+            self.tail_size += len(chunk)
+            while self.tail_size - len(self.tail[0]) >= KEEP_BYTES:
+                self.tail_size -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)[-KEEP_BYTES:]
+        elided = self.total - len(self.head) - len(tail)
+        head = self.head.decode(errors="replace")
+        if elided <= 0:
+            return head + tail.decode(errors="replace")
+        note = f"\n[... {elided} bytes of output elided ...]\n"
+        return head + note + tail.decode(errors="replace")
+
+
+def _pump(pipe: IO[bytes], stream: _Stream) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        while chunk := pipe.read1(_CHUNK):  # type: ignore[attr-defined]
+            stream.add(chunk)
+
+
+def kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    preexec: Callable[[], None] | None = None,
+) -> ExecResult:
+    """Run ``argv`` in a new session; kill its whole process group on timeout and after."""
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=preexec,
+        )
+    except OSError as exc:
+        raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
+    assert proc.stdout is not None and proc.stderr is not None
+    streams = (_Stream(bytearray(), deque()), _Stream(bytearray(), deque()))
+    readers = [
+        threading.Thread(target=_pump, args=(pipe, stream), daemon=True)
+        for pipe, stream in zip((proc.stdout, proc.stderr), streams, strict=True)
+    ]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        kill_group(proc.pid)
+        returncode = proc.wait()
+    for reader in readers:
+        reader.join(_DRAIN_SECONDS)
+    # A grandchild that left the group may still hold the pipes: stop reading anyway.
+    for pipe in (proc.stdout, proc.stderr):
+        with contextlib.suppress(OSError):
+            pipe.close()
+    return ExecResult(
+        stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
+        seconds=time.monotonic() - started, timed_out=timed_out,
+    )

@@ -1,0 +1,52 @@
+"""Which isolation this machine can give a script, best first."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from typing import Literal
+
+Isolation = Literal["bwrap", "netns", "none"]
+CHOICES: tuple[str, ...] = ("auto", "bwrap", "netns", "none")
+DESCRIPTIONS: dict[Isolation, str] = {
+    "bwrap": "bubblewrap: only the workspace writable, no network, hidden home and answers",
+    "netns": "user and network namespace: no network, but the file system is visible",
+    "none": "none: scripts see the file system and the network",
+}
+
+
+def _works(argv: list[str]) -> bool:
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@functools.cache
+def available(level: Isolation) -> bool:
+    if level == "none":
+        return True
+    if level == "bwrap":
+        bwrap = shutil.which("bwrap")
+        return bool(bwrap) and _works([
+            bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"  # type: ignore[list-item]
+        ])
+    unshare = shutil.which("unshare")
+    return bool(unshare) and _works([unshare, "--user", "--map-root-user", "--net", "true"])  # type: ignore[list-item]
+
+
+ORDER: tuple[Isolation, ...] = ("bwrap", "netns", "none")
+FIXES: dict[Isolation, str] = {
+    "bwrap": "apt-get install bubblewrap",
+    "netns": "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
+    "none": "",
+}
+
+
+def best_available(requested: str) -> Isolation | None:
+    """``auto``: the strongest level that works here. A named level: itself, if it works."""
+    for level in ORDER:
+        if requested in ("auto", level) and available(level):
+            return level
+    return None
