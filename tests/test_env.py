@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,73 @@ def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
     observation = env.execute("Execute Script", script_name="loud.py")
     assert "start" in observation and observation.rstrip().endswith("end")
     assert "characters elided" in observation and len(observation) < 11_000
+
+
+def test_append_copy_and_undo_restore_each_earlier_version(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    env.execute("Append File", file_name="train.py", content="print('more')\n")
+    env.execute("Copy File", source="train.py", destination="backup/train.py")
+    assert (env.workspace.root / "backup" / "train.py").read_text() == (
+        "print('trained')\nprint('more')\n"
+    )
+    observation = env.execute("Undo Edit Script", script_name="train.py")
+    assert observation.startswith("Undid the last edit of train.py")
+    assert (env.workspace.root / "train.py").read_text() == "print('trained')\n"
+    assert "no earlier version" in env.execute("Undo Edit Script", script_name="train.py")
+    env.execute("Undo Edit Script", script_name="backup/train.py")
+    assert not (env.workspace.root / "backup" / "train.py").exists()
+    assert "read-only" in env.execute("Copy File", source="train.py", destination="data.csv")
+
+
+def test_inspect_script_lines_numbers_at_most_a_hundred_lines(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    (env.workspace.root / "long.py").write_text("".join(f"x{n} = {n}\n" for n in range(1, 201)))
+    observation = env.execute(
+        "Inspect Script Lines", script_name="long.py", start_line_number="5", end_line_number=7
+    )
+    assert observation.splitlines() == [
+        "long.py has 200 lines; lines 5-7:", "    5  x5 = 5", "    6  x6 = 6", "    7  x7 = 7"
+    ]
+    too_many = env.execute(
+        "Inspect Script Lines", script_name="long.py", start_line_number=1, end_line_number=101
+    )
+    assert "at most 100 lines" in too_many
+    assert "whole number" in env.execute(
+        "Inspect Script Lines", script_name="long.py", start_line_number="one", end_line_number=2
+    )
+
+
+def test_the_python_repl_runs_in_the_sandbox_not_the_harness(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    observation = env.execute("Python REPL", command="import os; print(os.getpid(), os.getcwd())")
+    pid, cwd = observation.splitlines()[-1].split()
+    assert int(pid) != os.getpid() and Path(cwd) == env.workspace.root.resolve()
+
+
+def test_request_help_is_offered_only_in_interactive_runs(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    assert "Request Help" not in env.actions
+    assert "There is no action" in env.execute("Request Help", request="hint?")
+    asked: list[str] = []
+    helped = Environment(
+        research_problem="x", entry="train.py", workspace=env.workspace, sandbox=env.sandbox,
+        limits=env.limits, ask=lambda question: asked.append(question) or "try ridge",
+    )
+    assert helped.execute("Request Help", request="hint?") == "try ridge"
+    assert asked == ["hint?"]
+
+
+def test_every_action_has_a_schema_and_a_description(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    names = set(env.actions)
+    assert names == {
+        "List Files", "Read File", "Write File", "Append File", "Copy File", "Undo Edit Script",
+        "Execute Script", "Python REPL", "Inspect Script Lines", "Final Answer",
+    }
+    for action in env.actions.values():
+        schema = action.json_schema()
+        assert schema["name"] == action.name
+        assert schema["parameters"]["required"] == list(action.parameters)
+        assert action.name in action.describe()
+    inspect = env.actions["Inspect Script Lines"].json_schema()["parameters"]["properties"]
+    assert inspect["start_line_number"]["type"] == "integer"

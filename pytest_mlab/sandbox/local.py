@@ -26,6 +26,8 @@ _ETC = (
     "localtime", "timezone", "alternatives", "ssl", "ca-certificates", "mime.types", "fonts",
     "matplotlibrc", "xdg/pip",
 )
+SANDBOX_WORKSPACE = "/workspace"
+"""Where the workspace appears inside a sandbox: host paths are not shown."""
 SANDBOX_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
@@ -60,12 +62,12 @@ def bwrap_argv(
     for root in interpreter_roots():
         if not root.is_relative_to("/usr"):
             argv += ["--ro-bind", str(root), str(root)]
-    argv += ["--bind", str(workspace), str(workspace)]
+    argv += ["--bind", str(workspace), SANDBOX_WORKSPACE]
     for rel in protected:
-        target = workspace / rel
-        if target.exists():
-            argv += ["--ro-bind", str(target), str(target)]
-    argv += ["--chdir", str(workspace), "--clearenv"]
+        if (workspace / rel).exists():
+            argv += ["--ro-bind", str(workspace / rel), f"{SANDBOX_WORKSPACE}/{rel}"]
+    # Nothing but the workspace and a scratch /tmp may be written, not even the root.
+    argv += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
     for name, value in extra_env.items():
         argv += ["--setenv", name, value]
     return [*argv, "--"]

@@ -84,3 +84,40 @@ class EchoAgent(_Scripted):
 
     def run(self, env: Environment) -> str:
         return env.execute("Execute Script", script_name=env.entry)
+
+
+class AttackingAgent(_Scripted):
+    """Floods, hogs and pokes, then submits the starter's answer."""
+
+    ATTACKS = (
+        "import subprocess\nfor _ in range(300):\n    try: subprocess.Popen(['sleep', '20'])\n"
+        "    except OSError: break\n",
+        "b = bytearray(64 << 30)\n",
+        "import os\nos.chmod('data.txt', 0o666)\nopen('data.txt', 'w').write('0')\n",
+        "import sys\nsys.stdout.buffer.write(b'y' * (200 << 20))\n",
+    )
+
+    def run(self, env: Environment) -> str:
+        for n, code in enumerate(self.ATTACKS):
+            env.execute("Write File", file_name=f"attack{n}.py", content=code)
+            env.execute("Execute Script", script_name=f"attack{n}.py")
+        env.execute("Execute Script", script_name=env.entry)
+        env.execute("Final Answer", final_answer="done attacking")
+        return "done"
+
+
+class InterruptOnceAgent(_Scripted):
+    """Applies the solution, then the session is interrupted; resumed, it finishes."""
+
+    needs_solution: ClassVar[bool] = True
+
+    def run(self, env: Environment) -> str:
+        if env.steps == 0:
+            assert self.context.solution_dir is not None
+            solution = (self.context.solution_dir / "train.py").read_text()
+            env.execute("Write File", file_name="train.py", content=solution)
+            env.execute("Write File", file_name="notes.txt", content="halfway\n")
+            raise KeyboardInterrupt
+        env.execute("Execute Script", script_name=env.entry)
+        env.execute("Final Answer", final_answer="resumed and finished")
+        return "done"

@@ -1,0 +1,203 @@
+"""An agent's code is untrusted: every attack below must fail, and the harness survive.
+
+Floods are bounded (a failing sandbox cannot take the machine down), and network
+probes only ever target 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_mlab.data import PreparedData, prepare_task
+from pytest_mlab.env import Environment, Limits
+from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.sandbox.isolation import available
+from pytest_mlab.sandbox.limits import ResourceLimits
+from pytest_mlab.sandbox.local import LocalSandbox
+from pytest_mlab.task import load_task
+from pytest_mlab.workspace import Workspace, provision_workspace
+
+GUESS = Path(__file__).parent / "examples" / "guess"
+SandboxFactory = Callable[[Workspace, ResourceLimits], Sandbox]
+LIMITS = ResourceLimits(memory_bytes=512 << 20, processes=64, file_bytes=64 << 20)
+
+
+def _local(workspace: Workspace, limits: ResourceLimits) -> Sandbox:
+    return LocalSandbox(
+        workspace.root, isolation="bwrap", protected=tuple(workspace.protected), limits=limits
+    )
+
+
+@pytest.fixture(params=["local"])
+def make_sandbox(request: pytest.FixtureRequest) -> SandboxFactory:
+    if request.param == "local" and not available("bwrap"):
+        pytest.skip("bubblewrap is not available: apt-get install bubblewrap")
+    return _local
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Workspace, PreparedData]:
+    task = load_task(shutil.copytree(GUESS, tmp_path / "task") / "task.toml")
+    data = prepare_task(task, tmp_path / "cache")
+    return provision_workspace(task, data, tmp_path / "ws"), data
+
+
+@pytest.fixture
+def env(
+    world: tuple[Workspace, PreparedData],
+    make_sandbox: SandboxFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Environment]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-adversarial-test-key")
+    workspace, _ = world
+    yield Environment(
+        research_problem="attack", entry="train.py", workspace=workspace,
+        sandbox=make_sandbox(workspace, LIMITS),
+        limits=Limits(max_steps=100, max_time=600, script_timeout=60),
+    )
+
+
+def _answer_path(world: tuple[Workspace, PreparedData]) -> Path:
+    return world[1].private / "answer.txt"
+
+
+def _script(env: Environment, code: str) -> str:
+    env.execute("Write File", file_name="attack.py", content=code)
+    return env.execute("Execute Script", script_name="attack.py")
+
+
+def test_private_answers_are_out_of_reach(
+    env: Environment, world: tuple[Workspace, PreparedData]
+) -> None:
+    answer = _answer_path(world)
+    secret = answer.read_text().strip()
+    relative = os.path.relpath(answer, env.workspace.root)
+    for action, args in [
+        ("Read File", {"file_name": relative}),
+        ("Read File", {"file_name": str(answer)}),
+        ("Read File", {"file_name": f"/proc/self/root{answer}"}),
+        ("Copy File", {"source": relative, "destination": "stolen.txt"}),
+        ("Copy File", {"source": f"../{relative}", "destination": "stolen.txt"}),
+    ]:
+        observation = env.execute(action, **args)
+        assert observation.startswith("Invalid action"), (action, args, observation)
+        assert secret not in observation
+    (env.workspace.root / "link.txt").symlink_to(answer)
+    assert "outside the workspace" in env.execute("Read File", file_name="link.txt")
+    for path in (str(answer), f"/proc/self/root{answer}", "link.txt", relative):
+        observation = _script(env, f"print(open({path!r}).read())")
+        assert "No such file or directory" in observation, observation
+        assert secret not in observation
+    assert not (env.workspace.root / "stolen.txt").exists()
+
+
+def test_api_keys_do_not_reach_scripts_or_the_repl(env: Environment) -> None:
+    code = "import os; print(sorted(os.environ)); print(os.environ.get('OPENAI_API_KEY'))"
+    for observation in (_script(env, code), env.execute("Python REPL", command=code)):
+        assert "ran to completion" in observation
+        assert "sk-adversarial-test-key" not in observation
+        assert "OPENAI_API_KEY" not in observation
+
+
+def test_the_network_is_out_of_reach(env: Environment) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\n"
+            "lines = open('/proc/net/dev').read().splitlines()[2:]\n"
+            "print('INTERFACES', [line.split(':')[0].strip() for line in lines])\n"
+            "s = socket.socket(); s.settimeout(3)\n"
+            f"try:\n    s.connect(('127.0.0.1', {port})); print('CONNECTED')\n"
+            "except OSError as exc:\n    print('refused:', exc)\n"
+        )
+        observation = _script(env, code)
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert "refused:" in observation and "CONNECTED" not in observation
+    assert "INTERFACES ['lo']" in observation, observation
+
+
+def test_read_only_data_and_the_outside_cannot_be_written(
+    env: Environment, tmp_path: Path
+) -> None:
+    outside = tmp_path / "escaped.txt"
+    code = (
+        "import os\n"
+        "for attempt in (lambda: os.chmod('data.txt', 0o666),\n"
+        "                lambda: open('data.txt', 'w').write('1'),\n"
+        f"                lambda: open({str(outside)!r}, 'w').write('out'),\n"
+        f"                lambda: open({str(Path.home() / 'escaped.txt')!r}, 'w').write('x')):\n"
+        "    try:\n        attempt(); print('WROTE')\n"
+        "    except OSError as exc:\n        print('denied:', exc)\n"
+    )
+    observation = _script(env, code)
+    assert observation.count("denied:") == 4 and "WROTE" not in observation, observation
+    assert env.workspace.changed_protected_files() == []
+    assert not outside.exists() and not (Path.home() / "escaped.txt").exists()
+
+
+def test_a_process_flood_is_capped(env: Environment) -> None:
+    code = (
+        "import subprocess\nstarted = 0\n"
+        "for _ in range(1000):\n"
+        "    try:\n        subprocess.Popen(['sleep', '30']); started += 1\n"
+        "    except OSError:\n        break\n"
+        "print('started', started)\n"
+    )
+    observation = _script(env, code)
+    started = int(observation.split("started")[-1].split()[0])
+    assert started < LIMITS.processes, observation
+
+
+def test_memory_past_the_limit_is_refused(env: Environment) -> None:
+    observation = _script(env, "b = bytearray(4 << 30)\nprint('ALLOCATED', len(b))\n")
+    assert "ALLOCATED" not in observation
+    assert "MemoryError" in observation or "exit code 137" in observation, observation
+
+
+def test_a_gigabyte_of_output_is_capped(env: Environment) -> None:
+    code = "import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.buffer.write(chunk)\nprint('END')\n"
+    observation = _script(env, code)
+    assert "elided" in observation and len(observation) < 12_000
+    assert observation.rstrip().endswith("END")
+
+
+def test_sleeping_past_the_timeout_is_stopped(world: tuple[Workspace, PreparedData],
+                                              make_sandbox: SandboxFactory) -> None:
+    workspace, _ = world
+    env = Environment(
+        research_problem="attack", entry="train.py", workspace=workspace,
+        sandbox=make_sandbox(workspace, LIMITS),
+        limits=Limits(max_steps=10, max_time=600, script_timeout=2),
+    )
+    observation = _script(env, "import time\ntime.sleep(120)\nprint('WOKE')\n")
+    assert observation.startswith("The script was stopped after 2 seconds"), observation
+    assert "WOKE" not in observation
+
+
+def test_the_harness_survives_and_scores_an_attacking_trial(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, object]]],
+) -> None:
+    if not available("bwrap"):
+        pytest.skip("bubblewrap is not available: apt-get install bubblewrap")
+    recorded("guess")
+    result = pytester.runpytest(
+        "tasks", "--agent=scripted_agents:AttackingAgent", "--mlab-isolation=bwrap", *mlab_args
+    )
+    result.assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["isolation"] == "bwrap"
+    assert record["score"] is not None and record["ended_by"] == "final answer"
+    assert str(record["message"]).startswith("guess: error=")
+    assert sys.executable  # the harness process is still here to read results
