@@ -166,7 +166,10 @@ def test_memory_past_the_limit_is_refused(env: Environment) -> None:
 
 
 def test_a_gigabyte_of_output_is_capped(env: Environment) -> None:
-    code = "import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.buffer.write(chunk)\nprint('END')\n"
+    code = (
+        "import sys\nchunk = b'x' * (1 << 20)\n"
+        "for _ in range(1024):\n    sys.stdout.buffer.write(chunk)\nprint('END')\n"
+    )
     observation = _script(env, code)
     assert "elided" in observation and len(observation) < 12_000
     assert observation.rstrip().endswith("END")
