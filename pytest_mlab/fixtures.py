@@ -24,6 +24,7 @@ from pytest_mlab.machine import machine_id
 from pytest_mlab.results import TrialResult
 from pytest_mlab.sandbox import LocalSandbox, Sandbox
 from pytest_mlab.sandbox.limits import GIB, ResourceLimits
+from pytest_mlab.sandbox.local import SANDBOX_ENV
 from pytest_mlab.settings import Settings
 from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.step_scores import score_steps
@@ -52,10 +53,21 @@ def pytest_mlab_make_sandbox(
     )
     # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
     environ = {"CUDA_VISIBLE_DEVICES": ",".join(gpus)}
+    if settings.sandbox == "docker":
+        from pytest_mlab.sandbox.docker import DockerSandbox
+
+        return DockerSandbox(
+            workspace.root, image=settings.docker_image, run_id=settings.run_id,
+            protected=tuple(workspace.protected), limits=resources, gpus=gpus,
+            environment=CONTAINER_ENV | SANDBOX_ENV | environ,
+        )
     return LocalSandbox(
         workspace.root, isolation=settings.isolation, protected=tuple(workspace.protected),
         limits=resources, extra_env=environ,
     )
+
+
+CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 
 
 def limits_for(task: TaskSpec, settings: Settings) -> Limits:
@@ -184,11 +196,23 @@ def mlab_sandbox(
     mlab_task: TaskSpec,
     mlab_workspace: Workspace,
     mlab_gpu: tuple[str, ...],
-) -> Sandbox:
+) -> Iterator[Sandbox]:
     sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
         config=pytestconfig, task=mlab_task, workspace=mlab_workspace, gpus=mlab_gpu
     )
-    return sandbox
+    try:
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    settings: Settings = session.config.stash[SETTINGS_KEY]
+    # Only the controller: workers end while others may still be running trials.
+    if settings.sandbox == "docker" and not hasattr(session.config, "workerinput"):
+        from pytest_mlab.sandbox.docker import remove_containers
+
+        remove_containers(settings.run_id)
 
 
 @pytest.fixture

@@ -1,8 +1,28 @@
 #!/usr/bin/env bash
-# Everything a fresh machine needs: a virtual environment with the plugin,
-# the lite tasks' ML stack and the test tools.
+# Everything a fresh machine needs: Debian packages (sandboxes, task data), then a
+# virtual environment with the plugin, the lite tasks' ML stack and the test tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+debian=(bubblewrap docker.io dataset-fashion-mnist bible-kjv)
+missing=()
+for package in "${debian[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  if [ -z "$sudo" ] || command -v sudo >/dev/null; then
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  else
+    echo "setup: cannot install ${missing[*]} without root: apt-get install ${missing[*]}" >&2
+  fi
+fi
+
 python3 -m venv .venv
 .venv/bin/pip install --quiet --upgrade pip
+# The CPU build first: asked for unpinned, pip would fetch a multi-GB CUDA build.
+.venv/bin/pip install --quiet torch==2.13.0
 .venv/bin/pip install --quiet -e '.[test]'

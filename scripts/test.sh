@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check pytest_mlab agents tests conftest.py
+.venv/bin/ruff check pytest_mlab agents tests conftest.py tasks
 .venv/bin/mypy pytest_mlab
-exec .venv/bin/pytest -n 2
+# A Docker engine of our own for the docker sandbox tests (they skip without one).
+if host=$(bash scripts/dockerd.sh start); then
+  export DOCKER_HOST="$host"
+  trap 'bash scripts/dockerd.sh stop' EXIT
+fi
+.venv/bin/pytest -n 2

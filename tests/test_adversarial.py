@@ -35,11 +35,40 @@ def _local(workspace: Workspace, limits: ResourceLimits) -> Sandbox:
     )
 
 
-@pytest.fixture(params=["local"])
-def make_sandbox(request: pytest.FixtureRequest) -> SandboxFactory:
+def _docker_engine() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(params=["local", "docker"])
+def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
     if request.param == "local" and not available("bwrap"):
         pytest.skip("bubblewrap is not available: apt-get install bubblewrap")
-    return _local
+    if request.param == "docker" and not _docker_engine():
+        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    made: list[Sandbox] = []
+
+    def make(workspace: Workspace, limits: ResourceLimits) -> Sandbox:
+        if request.param == "local":
+            sandbox = _local(workspace, limits)
+        else:
+            from pytest_mlab.sandbox.docker import DockerSandbox
+
+            sandbox = DockerSandbox(
+                workspace.root, protected=tuple(workspace.protected), limits=limits,
+                environment={"HOME": "/tmp", "PATH": "/usr/bin:/bin"},
+            )
+        made.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in made:
+        sandbox.close()
 
 
 @pytest.fixture
@@ -204,3 +233,26 @@ def test_the_harness_survives_and_scores_an_attacking_trial(
     assert record["score"] is not None and record["ended_by"] == "final answer"
     assert str(record["message"]).startswith("guess: error=")
     assert sys.executable  # the harness process is still here to read results
+
+
+def test_a_trial_runs_in_docker_and_leaves_no_container(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, object]]],
+) -> None:
+    if not _docker_engine():
+        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    import docker
+
+    recorded("guess")
+    pytester.runpytest(
+        "tasks", "--agent=oracle", "--agent=scripted_agents:AttackingAgent",
+        "--mlab-sandbox=docker", *mlab_args,
+    ).assert_outcomes(passed=1, failed=1)
+    records = {str(r["agent"]): r for r in read_results()}
+    assert {r["isolation"] for r in records.values()} == {"docker"}
+    assert records["scripted_agents:AttackingAgent"]["score"] is not None
+    run_id = Path(str(records["oracle"]["trace"])).parent.parent.name
+    left = docker.from_env().containers.list(
+        all=True, filters={"label": f"pytest-mlab.run={run_id}"}
+    )
+    assert left == []

@@ -25,3 +25,7 @@ class Sandbox(Protocol):
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
         """Run ``argv`` in the workspace; never raise for the program's own failure."""
         ...
+
+    def close(self) -> None:
+        """Release what the sandbox holds (a container); called when the trial ends."""
+        ...

@@ -28,7 +28,7 @@ _DRAIN_SECONDS = 5.0
 
 
 @dataclass
-class _Stream:
+class Stream:
     head: bytearray
     tail: deque[bytes]
     tail_size: int = 0
@@ -56,7 +56,7 @@ class _Stream:
         return head + note + tail.decode(errors="replace")
 
 
-def _pump(pipe: IO[bytes], stream: _Stream) -> None:
+def _pump(pipe: IO[bytes], stream: Stream) -> None:
     with contextlib.suppress(OSError, ValueError):
         while chunk := pipe.read1(_CHUNK):  # type: ignore[attr-defined]
             stream.add(chunk)
@@ -86,7 +86,7 @@ def run_captured(
     except OSError as exc:
         raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
     assert proc.stdout is not None and proc.stderr is not None
-    streams = (_Stream(bytearray(), deque()), _Stream(bytearray(), deque()))
+    streams = (Stream(bytearray(), deque()), Stream(bytearray(), deque()))
     readers = [
         threading.Thread(target=_pump, args=(pipe, stream), daemon=True)
         for pipe, stream in zip((proc.stdout, proc.stderr), streams, strict=True)

@@ -21,7 +21,7 @@ _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE
 # Variables of the harness itself: where the cache and its answers live.
 _HARNESS = re.compile(r"^MLAB_(CACHE|REPORT)")
 # What programs commonly read from /etc; the rest (shadow, keys, configs) stays hidden.
-_ETC = (
+ETC_FILES = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
     "localtime", "timezone", "alternatives", "ssl", "ca-certificates", "mime.types", "fonts",
     "matplotlibrc", "xdg/pip",
@@ -57,7 +57,7 @@ def bwrap_argv(
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
         "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
     ]
-    for name in _ETC:
+    for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     for root in interpreter_roots():
         if not root.is_relative_to("/usr"):
@@ -99,6 +99,9 @@ class LocalSandbox:
         if self.isolation == "netns":
             return ["unshare", "--user", "--map-root-user", "--net", "--", *argv]
         return list(argv)
+
+    def close(self) -> None:
+        """Nothing outlives a run: each script's processes are killed when it ends."""
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
         with pids_cgroup(self.limits.processes) as cgroup:

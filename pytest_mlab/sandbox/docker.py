@@ -1,0 +1,158 @@
+"""Scripts in one Docker container per trial: no network, memory and pids limits.
+
+The container sleeps while the trial lasts; each script is an exec in it, bounded by
+``timeout`` and followed by a kill of every process it left. The container is removed
+when the trial ends, also on failure; what an interrupt leaves is removed by label.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_mlab.errors import SandboxError
+from pytest_mlab.sandbox.base import ExecResult
+from pytest_mlab.sandbox.capture import Stream
+from pytest_mlab.sandbox.docker_image import SKELETON_IMAGE, ensure_skeleton_image
+from pytest_mlab.sandbox.limits import ResourceLimits
+from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
+
+LABEL = "pytest-mlab.run"
+# Beyond the script's own timeout, how long to wait for the exec to report back.
+_GRACE_SECONDS = 30.0
+
+
+def _client() -> Any:
+    try:
+        import docker
+    except ImportError:
+        raise SandboxError("the docker sandbox needs the docker SDK: pip install docker") from None
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:
+        raise SandboxError(f"no Docker engine answers (DOCKER_HOST or the socket): {exc}") from None
+    return client
+
+
+def _host_mounts() -> dict[str, dict[str, str]]:
+    """What the skeleton image borrows from the host, read-only."""
+    mounts = {"/usr": {"bind": "/usr", "mode": "ro"}}
+    for root in interpreter_roots():
+        if not root.is_relative_to("/usr"):
+            mounts[str(root)] = {"bind": str(root), "mode": "ro"}
+    for name in ETC_FILES:
+        path = Path("/etc") / name
+        if path.exists():
+            mounts[str(path)] = {"bind": str(path), "mode": "ro"}
+    return mounts
+
+
+class DockerSandbox:
+    isolation = "docker"
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        image: str = SKELETON_IMAGE,
+        run_id: str = "",
+        protected: Sequence[str] = (),
+        limits: ResourceLimits | None = None,
+        environment: Mapping[str, str] | None = None,
+        gpus: Sequence[str] = (),
+    ) -> None:
+        import docker.types
+
+        self.client = _client()
+        limits = limits or ResourceLimits()
+        self.environment = dict(environment or {})
+        volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
+        for rel in protected:
+            if (workspace / rel).exists():
+                volumes[str((workspace / rel).resolve())] = {
+                    "bind": f"{SANDBOX_WORKSPACE}/{rel}", "mode": "ro"
+                }
+        self.python = "python3"
+        if image == SKELETON_IMAGE:
+            ensure_skeleton_image(self.client)
+            volumes |= _host_mounts()
+            self.python = sys.executable
+        requests = [docker.types.DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
+        try:
+            self.container = self.client.containers.run(
+                image, ["sleep", "infinity"], detach=True, network_mode="none",
+                mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
+                pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
+                environment=self.environment, labels={LABEL: run_id}, read_only=True,
+                tmpfs={"/tmp": ""}, cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                ulimits=[
+                    docker.types.Ulimit(name=name, soft=value, hard=value)
+                    for name, value in (("fsize", limits.file_bytes), ("cpu", limits.cpu_seconds))
+                ],
+                device_requests=requests if gpus else None,
+            )
+        except Exception as exc:
+            raise SandboxError(f"could not start a container from {image}: {exc}") from None
+
+    def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
+        argv = [self.python if arg == sys.executable else arg for arg in argv]
+        seconds = max(1, int(timeout))
+        command = ["timeout", "--signal=KILL", str(seconds), *argv]
+        started = time.monotonic()
+        api = self.client.api
+        try:
+            exec_id = api.exec_create(
+                self.container.id, command, workdir=SANDBOX_WORKSPACE,
+                environment=self.environment,
+            )["Id"]
+            chunks = api.exec_start(exec_id, stream=True, demux=True)
+        except Exception as exc:
+            raise SandboxError(f"could not run {argv[0]} in the container: {exc}") from None
+        streams = (Stream(bytearray(), deque()), Stream(bytearray(), deque()))
+
+        def pump() -> None:
+            with contextlib.suppress(Exception):
+                for out, err in chunks:
+                    if out:
+                        streams[0].add(out)
+                    if err:
+                        streams[1].add(err)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        reader.join(seconds + _GRACE_SECONDS)
+        self._kill_leftovers()
+        reader.join(5)
+        elapsed = time.monotonic() - started
+        code = api.exec_inspect(exec_id).get("ExitCode")
+        returncode = -9 if code is None else int(code)
+        return ExecResult(
+            stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
+            seconds=elapsed, timed_out=returncode in (137, -9) and elapsed >= seconds,
+        )
+
+    def _kill_leftovers(self) -> None:
+        """Every process but the container's sleeping init goes."""
+        with contextlib.suppress(Exception):
+            self.container.exec_run(["kill", "-9", "-1"])
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.container.remove(force=True)
+
+
+def remove_containers(run_id: str) -> None:
+    """Remove what an interrupted session left behind."""
+    with contextlib.suppress(Exception):
+        client = _client()
+        for container in client.containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}):
+            container.remove(force=True)
+
+
