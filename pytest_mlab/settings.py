@@ -122,6 +122,7 @@ class Settings:
             f"mlab: sandbox={self.sandbox} " + (
                 f"image={self.docker_image}" if self.sandbox == "docker"
                 else f"isolation={self.isolation} ({DESCRIPTIONS[self.isolation]})"
+                + ("" if self.isolation == "bwrap" else f"; for more: {FIXES['bwrap']}")
             )
         )
 
