@@ -59,11 +59,11 @@ def pytest_mlab_make_sandbox(
         return DockerSandbox(
             workspace.root, image=settings.docker_image, run_id=settings.run_id,
             protected=tuple(workspace.protected), limits=resources, gpus=gpus,
-            environment=CONTAINER_ENV | SANDBOX_ENV | environ,
+            environment=CONTAINER_ENV | SANDBOX_ENV | environ, hidden=task.hidden_paths(),
         )
     return LocalSandbox(
         workspace.root, isolation=settings.isolation, protected=tuple(workspace.protected),
-        limits=resources, extra_env=environ,
+        limits=resources, extra_env=environ, hidden=task.hidden_paths(),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 MANIFEST = "task.toml"
 BASELINE_RECORD = "baseline.json"
+_NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null"}
 
 
 class TaskFormatError(Exception):
@@ -55,6 +57,11 @@ class TaskManifest(_Strict):
     entry: str = Field(default="train.py", min_length=1)
     requirements: tuple[str, ...] = ()
     read_only: tuple[str, ...] = ()
+    hide: tuple[str, ...] = Field(
+        default=(),
+        description="Installed data the answers could be read from, hidden from scripts: "
+        "absolute paths, or python:MODULE for a module's folder.",
+    )
     threshold: float | None = Field(default=None, gt=0)
     metric: Metric
     limits: Limits = Limits()
@@ -93,16 +100,29 @@ class TaskSpec:
     def baseline_record(self) -> Path:
         return self.root / BASELINE_RECORD
 
-    def content_hash(self) -> str:
-        """Hash of every file that can change the prepared data or the score.
+    def hidden_paths(self) -> list[Path]:
+        """The folders and files of ``hide`` that exist on this machine."""
+        paths = []
+        for entry in self.manifest.hide:
+            if entry.startswith("python:"):
+                spec = importlib.util.find_spec(entry.removeprefix("python:"))
+                locations = spec.submodule_search_locations if spec else None
+                paths += [Path(location) for location in locations or ()]
+            elif Path(entry).exists():
+                paths.append(Path(entry))
+        return paths
 
-        The baseline record and the reference solution are left out: recording a
-        baseline or improving the solution must not invalidate prepared data.
+    def content_hash(self) -> str:
+        """Hash of what can change the prepared data, the starter's run or the score.
+
+        Left out: the wording of task.toml (only its ``entry`` counts), the baseline
+        record, the reference solution and the null submission, so that recording a
+        baseline or editing the instructions invalidates neither data nor baselines.
         """
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(self.manifest.entry.encode() + b"\0")
         for path in sorted(self.root.rglob("*")):
             rel = path.relative_to(self.root)
-            if not path.is_file() or rel.parts[0] in {"solution", BASELINE_RECORD}:
+            if not path.is_file() or rel.parts[0] in _NOT_HASHED:
                 continue
             if "__pycache__" in rel.parts:
                 continue

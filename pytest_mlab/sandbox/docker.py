@@ -67,6 +67,7 @@ class DockerSandbox:
         limits: ResourceLimits | None = None,
         environment: Mapping[str, str] | None = None,
         gpus: Sequence[str] = (),
+        hidden: Sequence[Path] = (),
     ) -> None:
         import docker.types
 
@@ -84,6 +85,10 @@ class DockerSandbox:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
+        # Installed data the answers could be read from: covered by empty folders
+        # (docker cannot mount over a single file twice, so files are hidden by folder).
+        covered = {path if path.is_dir() else path.parent for path in hidden}
+        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in covered}
         requests = [docker.types.DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
         try:
             self.container = self.client.containers.run(
@@ -91,7 +96,7 @@ class DockerSandbox:
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
                 environment=self.environment, labels={LABEL: run_id}, read_only=True,
-                tmpfs={"/tmp": ""}, cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                tmpfs=tmpfs, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 ulimits=[
                     docker.types.Ulimit(name=name, soft=value, hard=value)
                     for name, value in (("fsize", limits.file_bytes), ("cpu", limits.cpu_seconds))

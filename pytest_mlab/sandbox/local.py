@@ -48,7 +48,10 @@ def interpreter_roots() -> list[Path]:
 
 
 def bwrap_argv(
-    workspace: Path, protected: Sequence[str], extra_env: Mapping[str, str]
+    workspace: Path,
+    protected: Sequence[str],
+    extra_env: Mapping[str, str],
+    hidden: Sequence[Path] = (),
 ) -> list[str]:
     argv = [
         "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
@@ -66,6 +69,8 @@ def bwrap_argv(
     for rel in protected:
         if (workspace / rel).exists():
             argv += ["--ro-bind", str(workspace / rel), f"{SANDBOX_WORKSPACE}/{rel}"]
+    for path in hidden:
+        argv += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
     # Nothing but the workspace and a scratch /tmp may be written, not even the root.
     argv += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
     for name, value in extra_env.items():
@@ -84,8 +89,11 @@ class LocalSandbox:
         protected: Sequence[str] = (),
         limits: ResourceLimits | None = None,
         extra_env: Mapping[str, str] | None = None,
+        hidden: Sequence[Path] = (),
     ) -> None:
         self.workspace = workspace.resolve()
+        self.hidden = tuple(hidden)
+        """Installed data the answers could be read from; only bubblewrap can hide it."""
         self.isolation = isolation
         self.protected = tuple(protected)
         self.limits = limits or ResourceLimits()
@@ -95,7 +103,8 @@ class LocalSandbox:
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         if self.isolation == "bwrap":
-            return bwrap_argv(self.workspace, self.protected, self.environ) + list(argv)
+            prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden)
+            return prefix + list(argv)
         if self.isolation == "netns":
             return ["unshare", "--user", "--map-root-user", "--net", "--", *argv]
         return list(argv)

@@ -121,3 +121,44 @@ class InterruptOnceAgent(_Scripted):
         env.execute("Execute Script", script_name=env.entry)
         env.execute("Final Answer", final_answer="resumed and finished")
         return "done"
+
+
+class NullAgent(_Scripted):
+    """Applies the task's null/ change: a valid submission of a constant prediction."""
+
+    needs_solution: ClassVar[bool] = True
+
+    def run(self, env: Environment) -> str:
+        assert self.context.solution_dir is not None
+        null = self.context.solution_dir.parent / "null"
+        if not null.is_dir():
+            raise RuntimeError(f"{self.context.task} has no null/ directory")
+        for path in sorted(p for p in null.rglob("*") if p.is_file()):
+            name = path.relative_to(null).as_posix()
+            env.execute("Write File", file_name=name, content=path.read_text())
+        env.execute("Execute Script", script_name=env.entry)
+        env.execute("Final Answer", final_answer="constant prediction")
+        return "null"
+
+
+class MalformedAgent(_Scripted):
+    """Runs the starter, then garbles what it wrote (or, if nothing, the starter itself)."""
+
+    def run(self, env: Environment) -> str:
+        before = set(self._files(env, "."))
+        env.execute("Execute Script", script_name=env.entry)
+        written = sorted(set(self._files(env, ".")) - before) or [env.entry]
+        for name in written:
+            env.execute("Write File", file_name=name, content="malformed ]] {{\n")
+        env.execute("Final Answer", final_answer="malformed")
+        return "malformed"
+
+    def _files(self, env: Environment, folder: str) -> list[str]:
+        names = []
+        for entry in env.execute("List Files", dir_path=folder).splitlines():
+            path = entry if folder == "." else f"{folder}/{entry}"
+            if entry.endswith("/"):
+                names += self._files(env, path.rstrip("/"))
+            elif entry != "(empty directory)":
+                names.append(path)
+        return names

@@ -1,0 +1,115 @@
+"""Draw seeded random road networks and their all-pairs shortest-path predecessors.
+
+Each graph is connected and undirected: a random spanning tree plus random extra roads.
+Every road has four measured attributes; its travel cost is a fixed function of three
+of them that is not published. The targets come from Floyd-Warshall on those costs.
+Training graphs have 8 to 16 nodes; the hidden test graphs have 24 to 32, so a model
+must generalise to larger graphs than it has seen, as in the CLRS benchmark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+SEED = 20220601
+N_TRAIN, TRAIN_SIZES = 1000, (8, 16)
+N_TEST, TEST_SIZES = 100, (24, 32)
+EXTRA_EDGE_PROBABILITY = (0.05, 0.3)
+FEATURES = ("length", "congestion", "toll", "surface")
+
+
+def edge_cost(attributes: np.ndarray) -> np.ndarray:
+    """The hidden travel cost of roads with attributes (..., 4); surface does not matter."""
+    length, congestion, toll = attributes[..., 0], attributes[..., 1], attributes[..., 2]
+    return np.asarray(length * (1.0 + 2.0 * congestion) + 0.5 * toll)
+
+
+def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
+    """Floyd-Warshall on an (n, n) cost matrix with inf for absent roads.
+
+    Entry (i, j) of the result is the node before j on the shortest path from i to j,
+    and i on the diagonal.
+    """
+    n = len(cost)
+    distance = cost.copy()
+    np.fill_diagonal(distance, 0.0)
+    nodes = np.arange(n)
+    predecessor = np.where(np.isfinite(cost), nodes[:, None], -1)
+    np.fill_diagonal(predecessor, nodes)
+    for k in range(n):
+        through = distance[:, k, None] + distance[None, k, :]
+        better = through < distance
+        distance = np.where(better, through, distance)
+        predecessor = np.where(better, predecessor[k][None, :], predecessor)
+    return predecessor
+
+
+def random_graph(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Adjacency (n, n) bool and road attributes (n, n, 4), symmetric, zero off the roads."""
+    adjacency = np.zeros((n, n), dtype=bool)
+    order = rng.permutation(n)
+    for position in range(1, n):
+        parent = order[rng.integers(position)]
+        adjacency[order[position], parent] = True
+    upper = np.triu(rng.random((n, n)) < rng.uniform(*EXTRA_EDGE_PROBABILITY), k=1)
+    adjacency |= upper
+    adjacency |= adjacency.T
+    attributes = np.stack(
+        [
+            rng.uniform(0.1, 1.0, (n, n)),
+            rng.uniform(0.0, 1.0, (n, n)),
+            (rng.random((n, n)) < 0.3).astype(float),
+            rng.uniform(0.0, 1.0, (n, n)),
+        ],
+        axis=-1,
+    )
+    attributes = np.triu(attributes.transpose(2, 0, 1), k=1)
+    attributes = (attributes + attributes.transpose(0, 2, 1)).transpose(1, 2, 0)
+    return adjacency, np.where(adjacency[..., None], attributes, 0.0).astype(np.float32)
+
+
+def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[str, np.ndarray]:
+    """`count` graphs padded to the largest size; padding is False, 0 and -1."""
+    size = sizes[1]
+    n_nodes = rng.integers(sizes[0], sizes[1] + 1, count)
+    adjacency = np.zeros((count, size, size), dtype=bool)
+    attributes = np.zeros((count, size, size, len(FEATURES)), dtype=np.float32)
+    predecessors = np.full((count, size, size), -1, dtype=np.int64)
+    for g, n in enumerate(n_nodes):
+        adjacency[g, :n, :n], attributes[g, :n, :n] = random_graph(rng, n)
+        # The cost is computed from the float32 attributes as published.
+        roads = attributes[g, :n, :n].astype(np.float64)
+        cost = np.where(adjacency[g, :n, :n], edge_cost(roads), np.inf)
+        predecessors[g, :n, :n] = shortest_path_predecessors(cost)
+    return {
+        "n_nodes": n_nodes,
+        "adjacency": adjacency,
+        "edge_features": attributes,
+        "predecessors": predecessors,
+    }
+
+
+def prepare(public: Path, private: Path) -> None:
+    rng = np.random.default_rng(SEED)
+    train = draw(rng, N_TRAIN, TRAIN_SIZES)
+    test = draw(rng, N_TEST, TEST_SIZES)
+    public.mkdir(parents=True, exist_ok=True)
+    private.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        public / "train.npz",
+        n_nodes=train["n_nodes"],
+        adjacency=train["adjacency"],
+        edge_features=train["edge_features"],
+        predecessors=train["predecessors"],
+    )
+    np.savez_compressed(
+        public / "test.npz",
+        n_nodes=test["n_nodes"],
+        adjacency=test["adjacency"],
+        edge_features=test["edge_features"],
+    )
+    np.savez_compressed(
+        private / "answers.npz", n_nodes=test["n_nodes"], predecessors=test["predecessors"]
+    )
