@@ -85,10 +85,13 @@ class DockerSandbox:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
-        # Installed data the answers could be read from: covered by empty folders
-        # (docker cannot mount over a single file twice, so files are hidden by folder).
-        covered = {path if path.is_dir() else path.parent for path in hidden}
-        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in covered}
+        # Installed data the answers could be read from: folders covered by empty ones,
+        # files by /dev/null.
+        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in hidden if path.is_dir()}
+        blanks = [
+            docker.types.Mount(str(path), "/dev/null", type="bind", read_only=True)
+            for path in hidden if path.is_file()
+        ]
         requests = [docker.types.DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
         try:
             self.container = self.client.containers.run(
@@ -96,7 +99,7 @@ class DockerSandbox:
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
                 environment=self.environment, labels={LABEL: run_id}, read_only=True,
-                tmpfs=tmpfs, cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                tmpfs=tmpfs, mounts=blanks, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 ulimits=[
                     docker.types.Ulimit(name=name, soft=value, hard=value)
                     for name, value in (("fsize", limits.file_bytes), ("cpu", limits.cpu_seconds))
