@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-if [ "$#" -eq 0 ]; then set -- --agent=oracle; fi
+if [ "$#" -eq 0 ]; then set -- --agent=oracle -n 2; fi
 exec .venv/bin/pytest tasks/lite "$@"

@@ -28,7 +28,12 @@ ETC_FILES = (
 )
 SANDBOX_WORKSPACE = "/workspace"
 """Where the workspace appears inside a sandbox: host paths are not shown."""
-SANDBOX_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+# OMP_WAIT_POLICY: busy-waiting OpenMP threads slow torch and sklearn many times over
+# when trials share the cores.
+SANDBOX_ENV = {
+    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+    "OMP_WAIT_POLICY": "PASSIVE",
+}
 
 
 def scrubbed_environ(environ: Mapping[str, str]) -> dict[str, str]:
