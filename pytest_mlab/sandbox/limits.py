@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import signal
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,8 +55,21 @@ def pids_cgroup(limit: int) -> Iterator[Path | None]:
     try:
         yield group
     finally:
+        _empty(group)
+
+
+def _empty(group: Path) -> None:
+    """Kill whatever is still in the cgroup (it may have left the process group), then remove it."""
+    for _ in range(50):
         with contextlib.suppress(OSError):
-            group.rmdir()
+            pids = (group / "cgroup.procs").read_text().split()
+            if not pids:
+                group.rmdir()
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.02)
 
 
 def _processes_of(uid: int) -> int:
