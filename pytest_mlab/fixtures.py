@@ -203,7 +203,9 @@ def mlab_sandbox(
     try:
         yield sandbox
     finally:
-        sandbox.close()
+        close = getattr(sandbox, "close", None)  # optional for a plugin's own sandbox
+        if close is not None:
+            close()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
