@@ -128,8 +128,21 @@ class Environment:
         if self.trace is not None:
             self.trace.append(step)
         if self.snapshots is not None:
-            self.snapshots.take(self.steps)
+            self.snapshots.take(self.steps, self._touched(chosen, args))
         return observation
+
+    def _touched(self, action: Action | None, args: dict[str, Any]) -> list[str] | None:
+        """What a step may have changed in the workspace; None for anything."""
+        if action is None or action.writes is None:
+            return []
+        if action.writes == "*":
+            return None
+        name = args.get(action.writes)
+        try:
+            path = (self.workspace.root / str(name)).resolve()
+            return [path.relative_to(self.workspace.root.resolve()).as_posix()]
+        except (ValueError, OSError):
+            return []  # refused as outside the workspace: nothing was written
 
     def submit(self, answer: str) -> None:
         self.final_answer = answer

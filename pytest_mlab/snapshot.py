@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pytest_mlab.fingerprint import sha256_file
@@ -41,6 +41,7 @@ class Snapshotter:
         self.workspace = workspace
         self.protected = protected
         self._known: dict[str, tuple[_Signature, str]] = {}
+        self._manifest: Manifest | None = None
         manifests.mkdir(parents=True, exist_ok=True)
 
     def _store(self, path: Path, digest: str) -> None:
@@ -52,22 +53,35 @@ class Snapshotter:
         shutil.copyfile(path, partial)
         partial.replace(target)
 
-    def take(self, step: int) -> Manifest:
-        manifest: Manifest = {}
-        for rel, entry in _walk(self.workspace):
-            if rel in self.protected:
-                continue
-            stat = entry.stat(follow_symlinks=False)
-            signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-            known = self._known.get(rel)
-            if known is not None and known[0] == signature:
-                manifest[rel] = known[1]
-                continue
-            path = Path(entry.path)
-            digest = sha256_file(path)
-            self._store(path, digest)
-            self._known[rel] = (signature, digest)
-            manifest[rel] = digest
+    def _record(self, rel: str, path: Path, stat: os.stat_result) -> str:
+        signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        known = self._known.get(rel)
+        if known is not None and known[0] == signature:
+            return known[1]
+        digest = sha256_file(path)
+        self._store(path, digest)
+        self._known[rel] = (signature, digest)
+        return digest
+
+    def take(self, step: int, changed: Sequence[str] | None = None) -> Manifest:
+        """Snapshot after ``step``. ``changed``: the only files the step can have
+        touched (a file action), so nothing else is looked at; None walks everything
+        (a script ran)."""
+        if changed is None or self._manifest is None:
+            manifest: Manifest = {}
+            for rel, entry in _walk(self.workspace):
+                if rel not in self.protected:
+                    stat = entry.stat(follow_symlinks=False)
+                    manifest[rel] = self._record(rel, Path(entry.path), stat)
+        else:
+            manifest = dict(self._manifest)
+            for rel in changed:
+                path = self.workspace / rel
+                if path.is_file() and not path.is_symlink() and rel not in self.protected:
+                    manifest[rel] = self._record(rel, path, path.stat())
+                else:
+                    manifest.pop(rel, None)
+        self._manifest = manifest
         (self.manifests / f"step-{step:04d}.json").write_text(json.dumps(manifest))
         return manifest
 

@@ -84,3 +84,28 @@ def test_resuming_an_unknown_run_is_a_usage_error(
     result = pytester.runpytest("--mlab-resume=nope", *mlab_args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--mlab-resume: no run 'nope' with traces under *"])
+
+
+def test_each_step_snapshot_follows_what_the_action_may_change(tmp_path: Path) -> None:
+    from pytest_mlab.env import Environment, Limits
+    from pytest_mlab.sandbox import LocalSandbox
+    from pytest_mlab.workspace import Workspace
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "train.py").write_text("open('out.txt', 'w').write('made by a script')\n")
+    manifests = tmp_path / "manifests"
+    env = Environment(
+        research_problem="x", entry="train.py", workspace=Workspace(root, {}),
+        sandbox=LocalSandbox(root), limits=Limits(10, 60, 30),
+        snapshots=Snapshotter(tmp_path / "objects", manifests, root, {}),
+    )
+    env.execute("Write File", file_name="notes/a.txt", content="a")
+    env.execute("Undo Edit Script", script_name="notes/a.txt")
+    env.execute("Execute Script", script_name="train.py")
+    env.execute("Read File", file_name="out.txt")
+    files = [sorted(read_manifest(manifests, step)) for step in manifest_steps(manifests)]
+    assert files == [
+        ["train.py"], ["notes/a.txt", "train.py"], ["train.py"],
+        ["out.txt", "train.py"], ["out.txt", "train.py"],
+    ]

@@ -23,6 +23,9 @@ class Action:
     function: Callable[..., str]
     integers: frozenset[str] = frozenset()
     """Arguments that are whole numbers; the rest are strings."""
+    writes: str | None = None
+    """The argument naming the one file the action may change; ``*`` if it runs code
+    (anything may change); None if it changes nothing. Snapshots look only there."""
 
     def json_schema(self) -> dict[str, Any]:
         """The schema for native tool calling."""

@@ -54,4 +54,5 @@ def undo_edit_script(env: Environment, script_name: str) -> str:
 UNDO_EDIT_SCRIPT = Action(
     "Undo Edit Script", "Undo the last change an action made to a file.",
     {"script_name": "a file relative to the workspace"}, undo_edit_script,
+    writes="script_name",
 )

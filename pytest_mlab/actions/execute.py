@@ -49,13 +49,13 @@ def final_answer(env: Environment, final_answer: str) -> str:
 
 EXECUTE_SCRIPT = Action(
     "Execute Script", "Run a Python script of the workspace and return its output.",
-    {"script_name": "a .py file relative to the workspace"}, execute_script,
+    {"script_name": "a .py file relative to the workspace"}, execute_script, writes="*",
 )
 PYTHON_REPL = Action(
     "Python REPL",
     "Run Python code in the workspace and return its output. Each call starts a fresh "
     "interpreter: nothing carries over between calls except files.",
-    {"command": "Python source code"}, python_repl,
+    {"command": "Python source code"}, python_repl, writes="*",
 )
 FINAL_ANSWER = Action(
     "Final Answer", "End the trial; the workspace as it is now will be scored.",

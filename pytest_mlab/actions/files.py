@@ -105,16 +105,17 @@ READ_FILE = Action(
 WRITE_FILE = Action(
     "Write File", "Write a text file in the workspace, replacing what it held.",
     {"file_name": "a file relative to the workspace", "content": "the whole new content"},
-    write_file,
+    write_file, writes="file_name",
 )
 APPEND_FILE = Action(
     "Append File", "Append text to a file of the workspace (created if missing).",
     {"file_name": "a file relative to the workspace", "content": "the text to append"},
-    append_file,
+    append_file, writes="file_name",
 )
 COPY_FILE = Action(
     "Copy File", "Copy a file of the workspace to another name in the workspace.",
     {"source": "the file to copy", "destination": "the new file"}, copy_file,
+    writes="destination",
 )
 INSPECT_SCRIPT_LINES = Action(
     "Inspect Script Lines",
