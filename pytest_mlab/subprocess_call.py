@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from pytest_mlab.sandbox.capture import run_captured
 
 
 class WorkerTimeout(Exception):
@@ -27,19 +27,12 @@ def call_worker(
         out = Path(tmp) / "result.json"
         argv = [sys.executable, "-m", "pytest_mlab._worker", verb, str(script)]
         argv += [str(first), str(second), str(out)]
-        proc = subprocess.Popen(
-            argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True, env=os.environ.copy(),
-        )
-        try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise WorkerTimeout(f"{script.name} {verb} took longer than {timeout:g}s") from None
+        result = run_captured(argv, cwd=cwd, env=os.environ, timeout=timeout)
+        output = (result.stdout + result.stderr)[-4000:]
+        if result.timed_out:
+            raise WorkerTimeout(f"{script.name} {verb} took longer than {timeout:g}s")
         if not out.exists():
-            text = output.decode(errors="replace")[-2000:]
-            raise WorkerCrash(f"{script.name} {verb} exited {proc.returncode}: {text}")
-        result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        result["output"] = output.decode(errors="replace")[-4000:]
-        return result
+            raise WorkerCrash(f"{script.name} {verb} exited {result.returncode}: {output}")
+        verdict: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        verdict["output"] = output
+        return verdict
