@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from pytest_mlab.results import TrialResult  # noqa: F401
     from pytest_mlab.settings import Settings  # noqa: F401
 
-RUN_ID_KEY = pytest.StashKey[str]()
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 AGENTS_KEY = pytest.StashKey[dict[str, type["Agent"]]]()
 TRIAL_KEY = pytest.StashKey["TrialSpec"]()

@@ -12,7 +12,7 @@ import pytest
 from pytest_mlab import hookspecs
 from pytest_mlab.agent import UnknownAgent, load_agent
 from pytest_mlab.collect import TaskFile
-from pytest_mlab.keys import AGENTS_KEY, RUN_ID_KEY, SETTINGS_KEY
+from pytest_mlab.keys import AGENTS_KEY, SETTINGS_KEY
 from pytest_mlab.settings import (
     DEFAULT_DOCKER_IMAGE,
     ISOLATIONS,
@@ -155,7 +155,6 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     if settings.interactive and (workerinput or getattr(config.option, "numprocesses", None)):
         raise pytest.UsageError("--mlab-interactive needs a terminal: drop -n")
-    config.stash[RUN_ID_KEY] = settings.run_id
     if settings.record_baseline is not None and set(settings.agents) != {"baseline"}:
         raise pytest.UsageError("--mlab-record-baseline runs the baseline agent only; drop --agent")
     agents = {}
