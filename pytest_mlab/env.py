@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mlab.actions import LOW_LEVEL_ACTIONS, REQUEST_HELP, Action, ActionError, EditHistory
+from pytest_mlab.actions.paths import inside, relative
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.trace import Step, Trace
@@ -137,11 +138,10 @@ class Environment:
             return []
         if action.writes == "*":
             return None
-        name = args.get(action.writes)
+        root = self.workspace.root
         try:
-            path = (self.workspace.root / str(name)).resolve()
-            return [path.relative_to(self.workspace.root.resolve()).as_posix()]
-        except (ValueError, OSError):
+            return [relative(root, inside(root, str(args.get(action.writes))))]
+        except ActionError:
             return []  # refused as outside the workspace: nothing was written
 
     def submit(self, answer: str) -> None:
