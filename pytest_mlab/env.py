@@ -144,6 +144,12 @@ class Environment:
         except ActionError:
             return []  # refused as outside the workspace: nothing was written
 
+    def finish(self) -> None:
+        """Retake the last snapshot looking at every file: the watch can miss writes
+        through a memory map that a process kept open across steps."""
+        if self.snapshots is not None:
+            self.snapshots.take(self.steps, full=True)
+
     def submit(self, answer: str) -> None:
         self.final_answer = answer
 

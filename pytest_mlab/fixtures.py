@@ -257,15 +257,15 @@ def mlab_result(
         request.node.stash[RESULT_KEY] = result
         return result
     resume = files.resume_into(mlab_workspace) if settings.resume else None
-    run = run_trial(
-        task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox, limits_for(task, settings),
-        Trace(files.trace, append=resume is not None),
-        snapshots=Snapshotter(
-            files.objects, files.manifests, mlab_workspace.root, mlab_workspace.protected
-        ),
-        resume=resume,
-        ask=_terminal_ask(request.config) if settings.interactive else None,
-    )
+    with Snapshotter(
+        files.objects, files.manifests, mlab_workspace.root, mlab_workspace.protected
+    ) as snapshots:
+        run = run_trial(
+            task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox,
+            limits_for(task, settings), Trace(files.trace, append=resume is not None),
+            snapshots=snapshots, resume=resume,
+            ask=_terminal_ask(request.config) if settings.interactive else None,
+        )
     result = verdict(
         request.node.nodeid, task, spec.agent, spec.llm, spec.trial, run, mlab_baseline,
         settings.threshold_for(task), mlab_sandbox.isolation,

@@ -1,10 +1,12 @@
 """Content-addressed snapshots of a workspace, one manifest per step.
 
 Objects are stored once per content (``objects/ab/abcdef...``) and shared by every
-trial of a run; a step's manifest maps each file to its hash. Files whose size,
-mtime and inode are unchanged since the last snapshot are not read again, so a step
-that changed nothing costs one directory walk. Protected files (the task's public
-data) are never copied: they live in the cache and are provisioned again on restore.
+trial of a run; a step's manifest maps each file to its hash. Only the paths a step
+changed are looked at: the file a file action names, or what the kernel reports
+(``watch.py``) after code ran; where it cannot tell, every file is stat'ed, and a file
+whose size, mtime and inode are unchanged is not read again. Protected files (the
+task's public data) are never copied: they live in the cache and are provisioned again
+on restore.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from types import TracebackType
 
 from pytest_mlab.fingerprint import sha256_file
+from pytest_mlab.watch import WorkspaceWatch
 
 Manifest = dict[str, str]
 _Signature = tuple[int, int, int]
@@ -35,7 +39,7 @@ class Snapshotter:
     """Takes the snapshots of one trial."""
 
     def __init__(self, objects: Path, manifests: Path, workspace: Path,
-                 protected: Mapping[str, str]) -> None:
+                 protected: Mapping[str, str], *, watch: bool = True) -> None:
         self.objects = objects
         self.manifests = manifests
         self.workspace = workspace
@@ -43,6 +47,19 @@ class Snapshotter:
         self._known: dict[str, tuple[_Signature, str]] = {}
         self._manifest: Manifest | None = None
         manifests.mkdir(parents=True, exist_ok=True)
+        self._watch = WorkspaceWatch.start(workspace) if watch else None
+
+    def __enter__(self) -> Snapshotter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
     def _store(self, path: Path, digest: str) -> None:
         target = self.objects / digest[:2] / digest
@@ -63,27 +80,47 @@ class Snapshotter:
         self._known[rel] = (signature, digest)
         return digest
 
-    def take(self, step: int, changed: Sequence[str] | None = None) -> Manifest:
-        """Snapshot after ``step``. ``changed``: the only files the step can have
-        touched (a file action), so nothing else is looked at; None walks everything
-        (a script ran)."""
-        if changed is None or self._manifest is None:
-            manifest: Manifest = {}
-            for rel, entry in _walk(self.workspace):
-                if rel not in self.protected:
-                    stat = entry.stat(follow_symlinks=False)
-                    manifest[rel] = self._record(rel, Path(entry.path), stat)
+    def take(self, step: int, changed: Sequence[str] | None = None, *,
+             full: bool = False) -> Manifest:
+        """Snapshot after ``step``. ``changed``: the files a file action wrote; None
+        when code ran and anything may have changed. The watch, where there is one,
+        adds what else changed; ``full`` looks at every file."""
+        paths: set[str] | None = set(changed) if changed is not None else None
+        if self._watch is not None:
+            seen = self._watch.changes()
+            paths = None if seen is None else seen.union(paths or ())
+        if full or paths is None or self._manifest is None:
+            manifest = self._scan()
         else:
             manifest = dict(self._manifest)
-            for rel in changed:
-                path = self.workspace / rel
-                if path.is_file() and not path.is_symlink() and rel not in self.protected:
-                    manifest[rel] = self._record(rel, path, path.stat())
-                else:
-                    manifest.pop(rel, None)
+            for rel in paths:
+                self._update(manifest, rel)
         self._manifest = manifest
         (self.manifests / f"step-{step:04d}.json").write_text(json.dumps(manifest))
         return manifest
+
+    def _scan(self, folder: str = "") -> Manifest:
+        manifest: Manifest = {}
+        for rel, entry in _walk(self.workspace / folder, folder):
+            if rel not in self.protected:
+                manifest[rel] = self._record(rel, Path(entry.path),
+                                             entry.stat(follow_symlinks=False))
+        return manifest
+
+    def _update(self, manifest: Manifest, rel: str) -> None:
+        """Bring the entries of ``rel`` (a file, or a folder if it ends in '/') up to date."""
+        path = self.workspace / rel
+        if rel.endswith("/") or path.is_dir():
+            folder = rel.rstrip("/")
+            manifest.pop(folder, None)
+            for gone in [name for name in manifest if name.startswith(folder + "/")]:
+                del manifest[gone]
+            if path.is_dir() and not path.is_symlink():
+                manifest.update(self._scan(folder + "/"))
+        elif path.is_file() and not path.is_symlink() and rel not in self.protected:
+            manifest[rel] = self._record(rel, path, path.stat())
+        else:
+            manifest.pop(rel, None)
 
 
 def manifest_steps(manifests: Path) -> list[int]:

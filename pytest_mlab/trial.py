@@ -71,5 +71,6 @@ def run_trial(
         ended_by = "agent error"
         agent_error = f"{type(exc).__name__}: {exc}"
     seconds = time.monotonic() - started
+    env.finish()
     scored = None if agent_error else score_workspace(task, workspace, data)
     return TrialRun(ended_by, env.steps, seconds, scored, agent_error)
