@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -15,6 +15,20 @@ ENTRY_POINT_GROUP = "pytest_mlab.agents"
 
 
 @dataclass(frozen=True)
+class AgentOptions:
+    """Command-line choices for the built-in agents; others may ignore them."""
+
+    retrieval: bool = False
+    """react: keep a research log and work from what is retrieved from it."""
+    tool_calling: bool = False
+    """react: use the provider's native tool calling instead of named text fields."""
+    invalid_retries: int = 5
+    """react: how often an unreadable response is asked for again."""
+    command: str | None = None
+    """command: the external agent's command line."""
+
+
+@dataclass(frozen=True)
 class AgentContext:
     """What an agent is built from. It never holds the scorer or private answers."""
 
@@ -22,12 +36,17 @@ class AgentContext:
     llm: str | None
     solution_dir: Path | None = None
     """Set only for agents that declare ``needs_solution`` (the oracle)."""
+    options: AgentOptions = field(default_factory=AgentOptions)
 
 
 class Agent(Protocol):
     uses_llm: ClassVar[bool]
     """Whether items are multiplied by ``--llm``."""
     needs_solution: ClassVar[bool]
+    requires: ClassVar[tuple[str, ...]] = ()
+    """Modules the agent imports when it runs; a trial is skipped while one is missing."""
+    extra: ClassVar[str | None] = None
+    """The pytest-mlab extra that installs ``requires``, named in the skip reason."""
 
     def __init__(self, context: AgentContext) -> None: ...
 

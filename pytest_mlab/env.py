@@ -7,8 +7,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_mlab.actions import LOW_LEVEL_ACTIONS, REQUEST_HELP, Action, ActionError, EditHistory
+from pytest_mlab.actions import (
+    LLM_ACTIONS,
+    LOW_LEVEL_ACTIONS,
+    REQUEST_HELP,
+    RUN_COMMAND,
+    Action,
+    ActionError,
+    EditHistory,
+)
 from pytest_mlab.actions.paths import inside, relative
+from pytest_mlab.llm import LLMClient, Usage
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.trace import Step, Trace
@@ -66,6 +75,7 @@ class Environment:
         ask: Callable[[str], str] | None = None,
         snapshots: Snapshotter | None = None,
         resume: ResumePoint | None = None,
+        llm: LLMClient | None = None,
     ) -> None:
         self.research_problem = research_problem
         self.entry = entry
@@ -73,12 +83,20 @@ class Environment:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
+        if llm is not None:
+            actions = (*actions, *LLM_ACTIONS)
         if ask is not None:
             actions = (*actions, REQUEST_HELP)
         self.actions = {action.name: action for action in actions}
         self.ask = ask
         """Answers Request Help; None outside an interactive run."""
         self.edits = EditHistory()
+        self.llm = llm
+        """The harness's LLM client (None for agents without one): every call through it
+        is counted in the step's usage, cached and budgeted."""
+        self.research_log: list[str] = []
+        """Kept by the harness, outside the workspace; the research-log actions use it."""
+        self._usage_mark = Usage()
         self.trace = trace
         self.snapshots = snapshots
         self.history: list[Step] = list(resume.steps) if resume else []
@@ -106,6 +124,14 @@ class Environment:
 
         Invalid requests come back as observations; ``TrialOver`` ends the trial.
         """
+        return self._step(action, self.actions.get(action), args)
+
+    def run_command(self, command: str) -> str:
+        """Run a shell command in the sandbox as one step, with the rest of the trial's
+        time as its timeout: how an external agent's whole session is run."""
+        return self._step(RUN_COMMAND.name, RUN_COMMAND, {"command": command})
+
+    def _step(self, action: str, chosen: Action | None, args: dict[str, Any]) -> str:
         if self.final_answer is not None:
             raise AlreadySubmitted("the final answer was already submitted")
         if self.steps >= self.limits.max_steps:
@@ -115,7 +141,6 @@ class Environment:
         self.steps += 1
         self._exit_code = None
         started = time.time()
-        chosen = self.actions.get(action)
         try:
             if chosen is None:
                 raise ActionError(
@@ -124,7 +149,13 @@ class Environment:
             observation = chosen(self, args)
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
-        step = Step(self.steps, action, args, observation, started, time.time(), self._exit_code)
+        usage: dict[str, float] = {}
+        if self.llm is not None:
+            usage = self.llm.usage.since(self._usage_mark).as_dict()
+            self._usage_mark = self.llm.usage.copy()
+            self.llm.step = self.steps + 1
+        step = Step(self.steps, action, args, observation, started, time.time(),
+                    self._exit_code, usage)
         self.history.append(step)
         if self.trace is not None:
             self.trace.append(step)

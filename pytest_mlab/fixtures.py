@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -20,6 +21,9 @@ from pytest_mlab.env import Limits
 from pytest_mlab.errors import InfrastructureError, TaskUnavailable
 from pytest_mlab.gpu import NoGPU, lease
 from pytest_mlab.keys import AGENTS_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.llm import LLMClient, LLMConfig
+from pytest_mlab.llm.cache import ReplyCache
+from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.machine import machine_id
 from pytest_mlab.results import TrialResult
 from pytest_mlab.sandbox import LocalSandbox, Sandbox
@@ -221,8 +225,38 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec) -> Agent:
     spec = mlab_trial_spec
     agent_class = pytestconfig.stash[AGENTS_KEY][spec.agent]
+    # Read with getattr: agents from other packages need not declare these.
+    for module in getattr(agent_class, "requires", ()):
+        if importlib.util.find_spec(module) is None:
+            extra = getattr(agent_class, "extra", None)
+            fix = f"pytest-mlab[{extra}]" if extra else module
+            pytest.skip(f"the {spec.agent} agent needs {module}: pip install '{fix}'")
     solution = spec.task.solution_dir if agent_class.needs_solution else None
-    return agent_class(AgentContext(task=spec.task.name, llm=spec.llm, solution_dir=solution))
+    return agent_class(AgentContext(
+        task=spec.task.name, llm=spec.llm, solution_dir=solution,
+        options=pytestconfig.stash[SETTINGS_KEY].agent_options,
+    ))
+
+
+@pytest.fixture
+def mlab_llm(mlab_settings: Settings, mlab_trial_spec: TrialSpec) -> LLMClient | None:
+    """The trial's LLM client; None for agents without a model."""
+    spec, chosen = mlab_trial_spec, mlab_settings.llm
+    if spec.llm is None:
+        return None
+    ledger = CostLedger(mlab_settings.report_dir / mlab_settings.run_id / "llm-spend.log")
+    cap = chosen.max_session_cost
+    if cap is not None and (spent := ledger.total()) >= cap:
+        pytest.skip(f"the session's LLM budget of ${cap:g} is spent (${spent:.4f}); "
+                    "no new trial starts")
+    config = LLMConfig(
+        main=spec.llm, fast=chosen.fast or spec.llm, edit=chosen.edit or spec.llm,
+        api_base=chosen.api_base, timeout=chosen.timeout, retries=chosen.retries,
+        backoff=chosen.backoff, max_tokens=chosen.max_tokens, max_cost=chosen.max_cost,
+        cache=None if chosen.cache == "off" else ReplyCache(chosen.cache_dir, chosen.cache),
+        ledger=ledger,
+    )
+    return LLMClient(config, label=f"{spec.task.name}/{spec.agent}/{spec.llm} trial {spec.trial}")
 
 
 def _terminal_ask(config: pytest.Config) -> Callable[[str], str]:
@@ -247,6 +281,7 @@ def mlab_result(
     mlab_workspace: Workspace,
     mlab_sandbox: Sandbox,
     mlab_agent: Agent,
+    mlab_llm: LLMClient | None,
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     spec, settings = mlab_trial_spec, mlab_settings
@@ -263,7 +298,7 @@ def mlab_result(
         run = run_trial(
             task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox,
             limits_for(task, settings), Trace(files.trace, append=resume is not None),
-            snapshots=snapshots, resume=resume,
+            snapshots=snapshots, resume=resume, llm=mlab_llm,
             ask=_terminal_ask(request.config) if settings.interactive else None,
         )
     result = verdict(

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
 import pytest
 
+from pytest_mlab.agent import AgentOptions
+from pytest_mlab.llm.cache import CACHE_MODES, CacheMode
 from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, Isolation, best_available
 from pytest_mlab.task import TaskSpec
 
@@ -38,6 +40,23 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a number > 0, got {value:g}")
     return value
+
+
+def whole_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def cache_mode(text: str) -> CacheMode:
+    for mode in CACHE_MODES:
+        if text == mode:
+            return mode
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(CACHE_MODES)}, got {text!r}")
 
 
 def fraction(text: str) -> float:
@@ -84,6 +103,22 @@ def default_cache_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class LLMSettings:
+    fast: str | None = None
+    """--mlab-fast-llm; None: the trial's --llm."""
+    edit: str | None = None
+    api_base: str | None = None
+    timeout: float = 120.0
+    retries: int = 4
+    backoff: float = 1.0
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    max_session_cost: float | None = None
+    cache: CacheMode = "off"
+    cache_dir: Path = Path(".mlab/llm-cache")
+
+
+@dataclass(frozen=True)
 class Settings:
     agents: tuple[str, ...]
     llms: tuple[str, ...]
@@ -106,6 +141,8 @@ class Settings:
     score_steps: int | None = None
     resume: str | None = None
     interactive: bool = False
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    agent_options: AgentOptions = field(default_factory=AgentOptions)
 
     def threshold_for(self, task: TaskSpec) -> float:
         return self.threshold or task.manifest.threshold or DEFAULT_THRESHOLD
@@ -206,4 +243,31 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         score_steps=config.getoption("mlab_score_steps"),
         resume=config.getoption("mlab_resume"),
         interactive=bool(config.getoption("mlab_interactive")),
+        llm=_llm_settings(config),
+        agent_options=AgentOptions(
+            retrieval=bool(config.getoption("mlab_retrieval")),
+            tool_calling=bool(config.getoption("mlab_tool_calling")),
+            invalid_retries=_resolve(config, "mlab_invalid_retries", None, None, whole_number, 5),
+            command=config.getoption("mlab_agent_cmd"),
+        ),
+    )
+
+
+def _llm_settings(config: pytest.Config) -> LLMSettings:
+    cache_dir = _resolve(config, "mlab_llm_cache_dir", "mlab_llm_cache_dir", "MLAB_LLM_CACHE_DIR",
+                         Path, Path(".mlab/llm-cache"))
+    return LLMSettings(
+        fast=config.getoption("mlab_fast_llm"),
+        edit=config.getoption("mlab_edit_llm"),
+        api_base=_resolve(config, "mlab_llm_api_base", "mlab_llm_api_base", "MLAB_LLM_API_BASE",
+                          str, None),
+        timeout=_resolve(config, "mlab_llm_timeout", None, None, positive_float, 120.0),
+        retries=_resolve(config, "mlab_llm_retries", None, None, whole_number, 4),
+        backoff=_resolve(config, "mlab_llm_backoff", None, None, positive_float, 1.0),
+        max_tokens=config.getoption("mlab_max_tokens"),
+        max_cost=config.getoption("mlab_max_cost"),
+        max_session_cost=config.getoption("mlab_max_session_cost"),
+        cache=_resolve(config, "mlab_llm_cache", "mlab_llm_cache", "MLAB_LLM_CACHE", cache_mode,
+                       "off"),
+        cache_dir=(config.rootpath / cache_dir.expanduser()).resolve(),
     )

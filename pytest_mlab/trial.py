@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_mlab.agent import Agent
 from pytest_mlab.data import PreparedData
@@ -17,6 +17,7 @@ from pytest_mlab.env import (
     TimeLimitReached,
 )
 from pytest_mlab.errors import InfrastructureError
+from pytest_mlab.llm import BudgetExceeded, LLMClient, Usage
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.scoring import Scored, score_workspace
 from pytest_mlab.snapshot import Snapshotter
@@ -34,6 +35,8 @@ class TrialRun:
     scored: Scored | None
     """None when the agent crashed: there is nothing it meant to submit."""
     agent_error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    """What the trial's LLM calls used."""
 
 
 def run_trial(
@@ -48,11 +51,12 @@ def run_trial(
     snapshots: Snapshotter | None = None,
     resume: ResumePoint | None = None,
     ask: Callable[[str], str] | None = None,
+    llm: LLMClient | None = None,
 ) -> TrialRun:
     env = Environment(
         research_problem=task.manifest.research_problem, entry=task.manifest.entry,
         workspace=workspace, sandbox=sandbox, limits=limits, trace=trace,
-        snapshots=snapshots, resume=resume, ask=ask,
+        snapshots=snapshots, resume=resume, ask=ask, llm=llm,
     )
     started = time.monotonic()
     agent_error = None
@@ -65,6 +69,8 @@ def run_trial(
         ended_by = "step limit"
     except TimeLimitReached:
         ended_by = "time limit"
+    except BudgetExceeded:
+        ended_by = "LLM budget"
     except InfrastructureError:
         raise
     except Exception as exc:  # the agent's own bug fails its trial, nothing more
@@ -73,4 +79,5 @@ def run_trial(
     seconds = time.monotonic() - started
     env.finish()
     scored = None if agent_error else score_workspace(task, workspace, data)
-    return TrialRun(ended_by, env.steps, seconds, scored, agent_error)
+    usage = llm.usage.copy() if llm is not None else Usage()
+    return TrialRun(ended_by, env.steps, seconds, scored, agent_error, usage)

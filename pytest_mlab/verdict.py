@@ -8,7 +8,7 @@ from pytest_mlab.scoring import improvement, judgement
 from pytest_mlab.task import TaskSpec
 from pytest_mlab.trial import TrialRun
 
-LIMITS = ("step limit", "time limit")
+LIMITS = ("step limit", "time limit", "LLM budget")
 
 
 def verdict(
@@ -28,7 +28,8 @@ def verdict(
         nodeid=nodeid, task=task.name, agent=agent, llm=llm, trial=trial,
         metric=metric.name, direction=metric.direction, outcome="failed", success=False,
         threshold=threshold, ended_by=run.ended_by, steps=run.steps, seconds=run.seconds,
-        isolation=isolation,
+        isolation=isolation, tokens_in=run.usage.tokens_in, tokens_out=run.usage.tokens_out,
+        cost=run.usage.cost,
     )
     if baseline is not None:
         result.baseline_mean, result.baseline_sd = baseline.mean, baseline.sd
@@ -36,8 +37,9 @@ def verdict(
     if run.agent_error is not None or run.scored is None:
         result.message = f"{task.name}: the agent raised {run.agent_error} after {run.steps} steps"
         return result
+    ended = f"the {run.ended_by} ended the trial; " if run.ended_by in LIMITS else ""
     if run.scored.invalid is not None or run.scored.score is None:
-        result.message = f"{task.name}: invalid submission: {run.scored.invalid}"
+        result.message = f"{task.name}: {ended}invalid submission: {run.scored.invalid}"
         return result
     score = result.score = run.scored.score
     if baseline is None:
@@ -46,8 +48,8 @@ def verdict(
         return result
     gain = result.improvement = improvement(score, baseline.mean, metric.direction)
     sentence = judgement(metric.name, score, baseline.mean, gain, threshold)
-    if run.ended_by in LIMITS:
-        result.message = f"{task.name}: the {run.ended_by} ended the trial; {sentence}"
+    if ended:
+        result.message = f"{task.name}: {ended}{sentence}"
         return result
     result.success = gain >= threshold
     result.outcome = "passed" if result.success else "failed"

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check pytest_mlab agents tests conftest.py tasks
-.venv/bin/mypy pytest_mlab
+.venv/bin/mypy pytest_mlab agents
 # A Docker engine of our own for the docker sandbox tests (they skip without one).
 if host=$(bash scripts/dockerd.sh start); then
   export DOCKER_HOST="$host"

@@ -67,7 +67,9 @@ def test_an_entry_point_agent_is_found_by_name(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--agent=nope"], "*--agent: unknown agent 'nope'; choose one of: baseline, oracle*"),
+        (["--agent=nope"],
+         "*--agent: unknown agent 'nope'; choose one of: baseline, command, langchain, oracle, "
+         "react*"),
         (["--agent=no_such_module:Agent"], "*cannot load agent 'no_such_module:Agent'*"),
         (["--agent=scripted_agents:EchoAgent"], "*uses an LLM: give one with --llm MODEL*"),
         (["--agent=oracle", "--mlab-record-baseline=3"], "*runs the baseline agent only*"),

@@ -94,7 +94,8 @@ def test_a_limit_ending_the_trial_fails_it(
     result.assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["ended_by"] == "step limit" and record["steps"] == 4
-    assert record["message"].startswith("guess: invalid submission: submission.txt is missing")
+    assert record["message"].startswith(
+        "guess: the step limit ended the trial; invalid submission: submission.txt is missing")
 
 
 def test_a_file_named_like_the_private_answers_changes_nothing(

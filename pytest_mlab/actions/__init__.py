@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_mlab.actions.base import Action, ActionError
 from pytest_mlab.actions.edits import UNDO_EDIT_SCRIPT, EditHistory
-from pytest_mlab.actions.execute import EXECUTE_SCRIPT, FINAL_ANSWER, PYTHON_REPL
+from pytest_mlab.actions.execute import EXECUTE_SCRIPT, FINAL_ANSWER, PYTHON_REPL, RUN_COMMAND
 from pytest_mlab.actions.files import (
     APPEND_FILE,
     COPY_FILE,
@@ -14,6 +14,7 @@ from pytest_mlab.actions.files import (
     WRITE_FILE,
 )
 from pytest_mlab.actions.help import REQUEST_HELP
+from pytest_mlab.actions.llm_backed import LLM_ACTIONS
 
 LOW_LEVEL_ACTIONS: tuple[Action, ...] = (
     LIST_FILES, READ_FILE, WRITE_FILE, APPEND_FILE, COPY_FILE, UNDO_EDIT_SCRIPT,
@@ -21,4 +22,5 @@ LOW_LEVEL_ACTIONS: tuple[Action, ...] = (
 )
 """Every action that needs no LLM; Request Help joins them in interactive runs."""
 
-__all__ = ["LOW_LEVEL_ACTIONS", "REQUEST_HELP", "Action", "ActionError", "EditHistory"]
+__all__ = ["LLM_ACTIONS", "LOW_LEVEL_ACTIONS", "REQUEST_HELP", "RUN_COMMAND", "Action",
+           "ActionError", "EditHistory"]

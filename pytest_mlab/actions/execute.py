@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 OUTPUT_LIMIT = 10_000
 
 
-def _run(env: Environment, argv: Sequence[str], what: str) -> str:
-    timeout = env.script_timeout()
+def _run(env: Environment, argv: Sequence[str], what: str, timeout: float | None = None) -> str:
+    timeout = env.script_timeout() if timeout is None else timeout
     result = env.sandbox.run(argv, timeout)
     env.note_exit_code(result.returncode)
     output = (result.stdout + result.stderr).strip() or "(no output)"
@@ -42,6 +42,10 @@ def python_repl(env: Environment, command: str) -> str:
     return _run(env, [sys.executable, "-c", command], "The code")
 
 
+def run_command(env: Environment, command: str) -> str:
+    return _run(env, ["/bin/sh", "-c", command], "The command", max(0.0, env.seconds_left))
+
+
 def final_answer(env: Environment, final_answer: str) -> str:
     env.submit(final_answer)
     return "Final answer submitted; the workspace will be scored."
@@ -56,6 +60,11 @@ PYTHON_REPL = Action(
     "Run Python code in the workspace and return its output. Each call starts a fresh "
     "interpreter: nothing carries over between calls except files.",
     {"command": "Python source code"}, python_repl, writes="*",
+)
+RUN_COMMAND = Action(
+    "Run Command",
+    "Run a shell command in the workspace for the rest of the trial's time (external agents).",
+    {"command": "a shell command line"}, run_command, writes="*",
 )
 FINAL_ANSWER = Action(
     "Final Answer", "End the trial; the workspace as it is now will be scored.",

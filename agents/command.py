@@ -1,0 +1,36 @@
+"""Runs an external coding agent's command line inside the trial's sandbox.
+
+The command works in the workspace under the trial's limits; its output becomes the
+trace, and the workspace it leaves is scored like any other.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pytest_mlab.agent import AgentContext
+from pytest_mlab.env import Environment
+from pytest_mlab.text import clip
+
+PROBLEM_FILE = ".mlab-research-problem.md"
+
+
+class CommandAgent:
+    uses_llm: ClassVar[bool] = False
+    needs_solution: ClassVar[bool] = False
+
+    def __init__(self, context: AgentContext) -> None:
+        if not context.options.command:
+            raise ValueError("the command agent needs --mlab-agent-cmd")
+        self.command = context.options.command
+
+    def run(self, env: Environment) -> str:
+        problem = env.workspace.root / PROBLEM_FILE
+        problem.write_text(env.research_problem + "\n", encoding="utf-8")
+        try:
+            output = env.run_command(self.command.replace("{problem}", PROBLEM_FILE))
+        finally:
+            problem.unlink(missing_ok=True)
+        summary = clip(output, 2_000)
+        env.execute("Final Answer", final_answer=f"The external agent finished. {summary}")
+        return output

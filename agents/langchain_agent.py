@@ -1,0 +1,84 @@
+"""The LangChain agent: a tool-calling loop over the research actions, as in MLAgentBench.
+
+The model is shown the task and the last few exchanges, calls tools (one step each),
+and sees their results, until it calls final_answer. LangChain is an optional extra,
+imported only when a trial runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from pytest_mlab.agent import AgentContext
+from pytest_mlab.env import Environment
+
+from .react import VISIBLE_ACTIONS, AgentGaveUp
+
+if TYPE_CHECKING:
+    from langchain_core.messages import AIMessage, BaseMessage
+    from langchain_core.tools import BaseTool
+
+KEPT_EXCHANGES = 6
+"""Model answers (with their tool results) kept in the prompt after the task."""
+
+SYSTEM = (
+    "You are a helpful research assistant doing a machine-learning experiment. Work with "
+    "the tools you are given: look at the files, run and improve the scripts, and measure "
+    "what you change. When you have solved the task as well as you can, call the "
+    "final_answer tool; nothing after it is run."
+)
+NUDGE = "Call one of the tools to go on, or final_answer when you are done."
+
+
+class LangChainAgent:
+    uses_llm: ClassVar[bool] = True
+    needs_solution: ClassVar[bool] = False
+    requires: ClassVar[tuple[str, ...]] = ("langchain_core",)
+    extra: ClassVar[str] = "langchain"
+
+    def __init__(self, context: AgentContext) -> None:
+        self.retries = context.options.invalid_retries
+
+    def run(self, env: Environment) -> str:
+        if env.llm is None:
+            raise RuntimeError("the langchain agent needs an LLM: run it with --llm MODEL")
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        from .langchain_model import EnvChatModel, action_tools
+
+        actions = [env.actions[name] for name in VISIBLE_ACTIONS if name in env.actions]
+        tools = {tool.name: tool for tool in action_tools(env, actions)}
+        model = EnvChatModel(client=env.llm).bind_tools(list(tools.values()))
+        opening = [SystemMessage(SYSTEM), HumanMessage(env.research_problem)]
+        exchanges: list[list[BaseMessage]] = []
+        unused = 0
+        while True:
+            recent = [m for exchange in exchanges[-KEPT_EXCHANGES:] for m in exchange]
+            reply = model.invoke([*opening, *recent])
+            exchanges.append([reply, *self._act(env, tools, reply)])
+            if env.final_answer is not None:
+                return env.final_answer
+            unused = 0 if reply.tool_calls else unused + 1
+            if unused > self.retries:
+                raise AgentGaveUp(f"no usable tool call in {unused} answers in a row")
+
+    @staticmethod
+    def _act(env: Environment, tools: dict[str, BaseTool], reply: AIMessage) -> list[BaseMessage]:
+        """The results of the reply's tool calls, in order; every call is answered."""
+        from langchain_core.messages import HumanMessage, ToolMessage
+
+        results: list[BaseMessage] = []
+        for call in reply.tool_calls:
+            tool = tools.get(call["name"])
+            if tool is None:  # still a step, as for any agent naming an unknown action
+                observation = env.execute(call["name"], **call["args"])
+                results.append(ToolMessage(observation, tool_call_id=call["id"] or ""))
+            else:
+                results.append(tool.invoke(call))
+            if env.final_answer is not None:
+                return results
+        results += [ToolMessage(f"Invalid tool call: {bad['error']}", tool_call_id=bad["id"] or "")
+                    for bad in reply.invalid_tool_calls]
+        if not reply.tool_calls and not reply.invalid_tool_calls:
+            results.append(HumanMessage(NUDGE))
+        return results

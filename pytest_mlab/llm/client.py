@@ -1,0 +1,175 @@
+"""One LLM client for every provider litellm knows, with retries, budgets and a cache.
+
+litellm is imported at the first real call, never at collection, with its network
+lookup of the price table off. Every call of a trial goes through one client, so its
+tokens and cost are counted once, per step and per trial.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Literal
+
+from pytest_mlab.llm.cache import ReplyCache, request_key
+from pytest_mlab.llm.errors import BudgetExceeded, LLMError, MissingKey, ReplayMiss
+from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.llm.usage import Completion, ToolCall, Usage
+
+Role = Literal["main", "fast", "edit"]
+_BACKOFF_CAP = 30.0
+
+
+def import_litellm() -> ModuleType:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    with warnings.catch_warnings():  # its import-time notices are not the user's concern
+        warnings.simplefilter("ignore")
+        import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def _transient(litellm: ModuleType) -> tuple[type[BaseException], ...]:
+    return (litellm.RateLimitError, litellm.InternalServerError,
+            litellm.ServiceUnavailableError, litellm.BadGatewayError, litellm.Timeout,
+            litellm.APIConnectionError)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [""])[0][:300]
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    main: str
+    fast: str
+    edit: str
+    api_base: str | None = None
+    timeout: float = 120.0
+    retries: int = 4
+    """Further attempts after a rate limit, server error or timeout."""
+    backoff: float = 1.0
+    """Seconds before the first retry; doubled for each further one."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    """Tokens (prompt and completion) a trial may spend."""
+    max_cost: float | None = None
+    """Dollars a trial may spend."""
+    cache: ReplyCache | None = None
+    ledger: CostLedger | None = None
+
+    def model(self, role: Role) -> str:
+        return {"main": self.main, "fast": self.fast, "edit": self.edit}[role]
+
+
+@dataclass
+class LLMClient:
+    config: LLMConfig
+    label: str
+    """Names the trial in error messages."""
+    usage: Usage = field(default_factory=Usage)
+    step: int = 1
+    """The step being prepared; the environment moves it on."""
+    _occurrences: dict[str, int] = field(default_factory=dict)
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        role: Role = "main",
+        tools: list[dict[str, Any]] | None = None,
+    ) -> Completion:
+        self._check_budget()
+        model = self.config.model(role)
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+        if self.config.temperature is not None:
+            request["temperature"] = self.config.temperature
+        base = request_key(request, 0).rsplit("-", 1)[0]
+        occurrence = self._occurrences.get(base, 0)
+        self._occurrences[base] = occurrence + 1
+        key = f"{base}-{occurrence}"
+        cache = self.config.cache
+        if cache is not None and cache.reads:
+            hit = cache.get(key)
+            if hit is not None:
+                self.usage.add(hit.usage)
+                return hit
+            if cache.mode == "replay":
+                raise ReplayMiss(
+                    f"{self.label} step {self.step}: no recorded reply for this {role}-model "
+                    f"request to {model} (key {key[:16]}) in {cache.directory}; record it "
+                    "with --mlab-llm-cache=record"
+                )
+        completion = self._call(request)
+        if cache is not None and cache.writes:
+            cache.put(key, request, completion)
+        self.usage.add(completion.usage)
+        if self.config.ledger is not None:
+            self.config.ledger.add(completion.usage.cost)
+        return completion
+
+    def _check_budget(self) -> None:
+        spent = self.usage.tokens_in + self.usage.tokens_out
+        if self.config.max_tokens is not None and spent >= self.config.max_tokens:
+            raise BudgetExceeded(f"token budget of {self.config.max_tokens} spent ({spent})")
+        if self.config.max_cost is not None and self.usage.cost >= self.config.max_cost:
+            raise BudgetExceeded(
+                f"cost budget of ${self.config.max_cost:g} spent (${self.usage.cost:.4f})"
+            )
+
+    def _credentials(self, litellm: ModuleType, model: str) -> dict[str, str]:
+        missing: list[str] = litellm.validate_environment(model).get("missing_keys") or []
+        if self.config.api_base is not None:
+            # Local servers take any key; a real one in the environment still wins.
+            return {"api_base": self.config.api_base, "api_key": "none"} if missing else {
+                "api_base": self.config.api_base}
+        if missing:
+            raise MissingKey(f"{self.label}: {model} needs {', '.join(missing)} in the "
+                             "environment (or --mlab-llm-api-base for a local server)")
+        return {}
+
+    def _call(self, request: dict[str, Any]) -> Completion:
+        litellm = import_litellm()
+        model = request["model"]
+        kwargs = {**request, **self._credentials(litellm, model),
+                  "timeout": self.config.timeout, "num_retries": 0, "max_retries": 0}
+        transient = _transient(litellm)
+        attempts = self.config.retries + 1
+        for attempt in range(attempts):
+            try:
+                with warnings.catch_warnings():
+                    # litellm's own pydantic models warn about themselves at first use.
+                    warnings.filterwarnings("ignore", ".*ReadOnly. qualifier", UserWarning)
+                    response = litellm.completion(**kwargs)
+                return self._completion(litellm, response, model)
+            except transient as exc:
+                last: BaseException = exc
+            except Exception as exc:  # anything else will not get better by asking again
+                raise LLMError(f"{self.label} step {self.step}: {model} failed: "
+                               f"{type(exc).__name__}: {_first_line(exc)}",
+                               type(exc).__name__) from None
+            if attempt + 1 < attempts:
+                time.sleep(min(self.config.backoff * 2**attempt, _BACKOFF_CAP))
+        raise LLMError(f"{self.label} step {self.step}: {model} failed {attempts} times; "
+                       f"last: {type(last).__name__}: {_first_line(last)}",
+                       type(last).__name__)
+
+    @staticmethod
+    def _completion(litellm: ModuleType, response: Any, model: str) -> Completion:
+        message = response.choices[0].message
+        calls = tuple(ToolCall(c.function.name, c.function.arguments or "", c.id or "")
+                      for c in (message.tool_calls or ()))
+        tokens_in = int(response.usage.prompt_tokens or 0)
+        tokens_out = int(response.usage.completion_tokens or 0)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response, model=model))
+        except Exception:  # litellm prices only the models in its table
+            cost = 0.0
+        return Completion(message.content or "", calls,
+                          Usage(tokens_in, tokens_out, cost, 1), model)

@@ -1,0 +1,31 @@
+"""How an LLM call can end a trial."""
+
+from __future__ import annotations
+
+from pytest_mlab.errors import InfrastructureError
+
+
+class LLMError(InfrastructureError):
+    """The provider failed for good; ``error_class`` names its exception."""
+
+    def __init__(self, message: str, error_class: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+class MissingKey(LLMError):
+    """The environment variable the provider needs is not set."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "MissingKey")
+
+
+class ReplayMiss(LLMError):
+    """Replay mode met a request that was never recorded."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "ReplayMiss")
+
+
+class BudgetExceeded(Exception):
+    """The trial spent its token or cost budget; it ends like a step limit."""

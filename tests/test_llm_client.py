@@ -1,0 +1,129 @@
+"""The LLM client against a loopback OpenAI-compatible server: retries, faults, keys,
+budgets, and the record/replay cache. No provider is ever called."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llm_server import LLMServer, Reply, ScriptedLLM, say, serve
+
+from pytest_mlab.llm import BudgetExceeded, LLMClient, LLMConfig, LLMError, MissingKey, ReplayMiss
+from pytest_mlab.llm.cache import ReplyCache
+from pytest_mlab.llm.ledger import CostLedger
+
+HELLO = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    yield from serve(ScriptedLLM())
+
+
+def client(server: LLMServer, **changes: object) -> LLMClient:
+    options: dict[str, object] = {"api_base": server.url, "backoff": 0.01, "timeout": 2.0}
+    options.update(changes)
+    config = LLMConfig(main="gpt-4", fast="gpt-4", edit="gpt-4", **options)  # type: ignore[arg-type]
+    return LLMClient(config, label="guess/react/gpt-4 trial 1")
+
+
+def test_three_rate_limits_then_an_answer(server: LLMServer) -> None:
+    server.script.replies += [Reply(status=429)] * 3 + [say("fine")]
+    llm = client(server)
+    completion = llm.complete(HELLO)
+    assert completion.text == "fine"
+    assert len(server.requests) == 4
+    # The server counted the tokens; litellm's table prices gpt-4 at $30/$60 per million.
+    assert completion.usage.tokens_in > 0 and completion.usage.tokens_out > 0
+    expected = completion.usage.tokens_in * 30e-6 + completion.usage.tokens_out * 60e-6
+    assert completion.usage.cost == pytest.approx(expected)
+    assert llm.usage.calls == 1 and llm.usage.cost == completion.usage.cost
+
+
+@pytest.mark.parametrize(("fault", "error_class"), [
+    (Reply(status=500), "InternalServerError"),
+    (Reply(status=503), "ServiceUnavailableError"),
+    (Reply(malformed=True), "InternalServerError"),
+    (Reply(delay=3.0), "Timeout"),
+])
+def test_a_provider_that_keeps_failing_is_an_error_after_bounded_retries(
+    server: LLMServer, fault: Reply, error_class: str
+) -> None:
+    server.script.replies += [fault] * 10
+    with pytest.raises(LLMError) as caught:
+        client(server, retries=2).complete(HELLO)
+    assert caught.value.error_class == error_class
+    assert len(server.requests) == 3
+    message = str(caught.value)
+    assert "\n" not in message and "failed 3 times" in message and error_class in message
+
+
+def test_errors_that_retrying_cannot_fix_are_not_retried(server: LLMServer) -> None:
+    server.script.replies += [Reply(status=400)] * 3
+    with pytest.raises(LLMError) as caught:
+        client(server).complete(HELLO)
+    assert caught.value.error_class == "BadRequestError"
+    assert len(server.requests) == 1
+
+
+def test_a_missing_key_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    config = LLMConfig(main="anthropic/claude-3-opus-20240229", fast="x", edit="x")
+    with pytest.raises(MissingKey, match=r"needs ANTHROPIC_API_KEY in the environment"):
+        LLMClient(config, label="t").complete(HELLO)
+
+
+def test_tool_calls_come_back_parsed(server: LLMServer) -> None:
+    server.script.replies.append(
+        Reply(content="thinking", tool_calls=(("list_files", {"dir_path": "."}),))
+    )
+    tools = [{"type": "function", "function": {"name": "list_files", "parameters": {
+        "type": "object", "properties": {"dir_path": {"type": "string"}}}}}]
+    completion = client(server).complete(HELLO, tools=tools)
+    (call,) = completion.tool_calls
+    assert (call.name, call.arguments) == ("list_files", '{"dir_path": "."}')
+    assert server.requests[0]["tools"][0]["function"]["name"] == "list_files"
+
+
+def test_budgets_end_the_trial_once_spent(server: LLMServer, tmp_path: Path) -> None:
+    server.script.replies += [say("one"), say("two")]
+    ledger = CostLedger(tmp_path / "spend.log")
+    llm = client(server, max_tokens=5, ledger=ledger)
+    llm.complete(HELLO)
+    with pytest.raises(BudgetExceeded, match="token budget of 5 spent"):
+        llm.complete(HELLO)
+    assert len(server.requests) == 1
+    assert ledger.total() == pytest.approx(llm.usage.cost) and ledger.total() > 0
+
+
+def test_record_then_replay_asks_the_server_nothing(server: LLMServer, tmp_path: Path) -> None:
+    server.script.replies += [say("first"), say("second"), say("other")]
+    recording = client(server, cache=ReplyCache(tmp_path, "record"))
+    # The same request twice gets two recorded answers, replayed in the same order.
+    answers = [recording.complete(HELLO).text, recording.complete(HELLO).text,
+               recording.complete([{"role": "user", "content": "other"}]).text]
+    assert answers == ["first", "second", "other"]
+    assert len(server.requests) == 3
+    replaying = client(server, cache=ReplyCache(tmp_path, "replay"))
+    replayed = [replaying.complete(HELLO).text, replaying.complete(HELLO).text,
+                replaying.complete([{"role": "user", "content": "other"}]).text]
+    assert replayed == answers
+    assert len(server.requests) == 3
+    assert replaying.usage.tokens_in == recording.usage.tokens_in
+    assert replaying.usage.cost == pytest.approx(recording.usage.cost)
+    replaying.step = 7
+    with pytest.raises(ReplayMiss, match=r"guess/react/gpt-4 trial 1 step 7: no recorded reply"):
+        replaying.complete([{"role": "user", "content": "never asked"}])
+    assert len(server.requests) == 3
+
+
+def test_auto_replays_what_it_has_and_records_the_rest(
+    server: LLMServer, tmp_path: Path
+) -> None:
+    server.script.replies += [say("asked once"), say("new")]
+    client(server, cache=ReplyCache(tmp_path, "auto")).complete(HELLO)
+    again = client(server, cache=ReplyCache(tmp_path, "auto"))
+    assert again.complete(HELLO).text == "asked once"
+    assert again.complete([{"role": "user", "content": "fresh"}]).text == "new"
+    assert len(server.requests) == 2
