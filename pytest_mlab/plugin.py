@@ -18,6 +18,7 @@ from pytest_mlab.settings import (
     ISOLATIONS,
     SANDBOXES,
     Settings,
+    cache_mode,
     choice,
     fraction,
     gpu_list,
@@ -25,8 +26,11 @@ from pytest_mlab.settings import (
     positive_int,
     resolve_settings,
     retention,
+    whole_number,
 )
 from pytest_mlab.task import MANIFEST
+
+pytest_plugins = ["pytest_mlab.history_plugin"]
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -111,6 +115,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         "--mlab-interactive", action="store_true", dest="mlab_interactive",
         help="Offer agents the Request Help action, answered at this terminal (needs -s).",
     )
+    _add_llm_options(group)
     for name, help_text, kind in (
         ("mlab_agents", "Agents to run (see --agent).", "linelist"),
         ("mlab_llms", "Models for agents that use one (see --llm).", "linelist"),
@@ -126,9 +131,81 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         ("mlab_isolation", "auto, bwrap, netns or none (see --mlab-isolation).", "string"),
         ("mlab_script_timeout", "Seconds per script (see --mlab-script-timeout).", "string"),
         ("mlab_docker_image", "Docker sandbox image (see --mlab-docker-image).", "string"),
+        ("mlab_llm_api_base", "OpenAI-compatible server (see --mlab-llm-api-base).", "string"),
+        ("mlab_llm_cache", "off, record, replay or auto (see --mlab-llm-cache).", "string"),
+        ("mlab_llm_cache_dir", "Recorded LLM replies (see --mlab-llm-cache-dir).", "string"),
     ):
         parser.addini(name, help_text, type=kind)  # type: ignore[arg-type]
     pluginmanager.add_hookspecs(hookspecs)
+
+
+def _add_llm_options(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--mlab-fast-llm", dest="mlab_fast_llm", metavar="MODEL",
+        help="Model for summaries and Understand File. Default: the --llm of the trial.",
+    )
+    group.addoption(
+        "--mlab-edit-llm", dest="mlab_edit_llm", metavar="MODEL",
+        help="Model for Edit Script (AI). Default: the --llm of the trial.",
+    )
+    group.addoption(
+        "--mlab-llm-api-base", dest="mlab_llm_api_base", metavar="URL",
+        help="Send every LLM call to this OpenAI-compatible server (vLLM, Ollama, ...). "
+        "Default: $MLAB_LLM_API_BASE, else the provider's own.",
+    )
+    group.addoption(
+        "--mlab-llm-timeout", type=positive_float, dest="mlab_llm_timeout", metavar="SECONDS",
+        help="Seconds one LLM call may take. Default: 120.",
+    )
+    group.addoption(
+        "--mlab-llm-retries", type=whole_number, dest="mlab_llm_retries", metavar="N",
+        help="Retries after a rate limit, server error or timeout. Default: 4.",
+    )
+    group.addoption(
+        "--mlab-llm-backoff", type=positive_float, dest="mlab_llm_backoff", metavar="SECONDS",
+        help="Wait before the first retry, doubled for each further one. Default: 1.",
+    )
+    group.addoption(
+        "--mlab-max-tokens", type=positive_int, dest="mlab_max_tokens", metavar="N",
+        help="Tokens (prompt and completion) one trial may spend; then it ends and is scored.",
+    )
+    group.addoption(
+        "--mlab-max-cost", type=positive_float, dest="mlab_max_cost", metavar="DOLLARS",
+        help="Dollars one trial may spend on LLM calls; then it ends and is scored.",
+    )
+    group.addoption(
+        "--mlab-max-session-cost", type=positive_float, dest="mlab_max_session_cost",
+        metavar="DOLLARS",
+        help="Once the session has spent this much, running trials finish and no new one "
+        "starts (they are skipped).",
+    )
+    group.addoption(
+        "--mlab-llm-cache", type=cache_mode, dest="mlab_llm_cache",
+        metavar="off|record|replay|auto",
+        help="Record LLM replies, replay them (no provider is called; a miss is an error), "
+        "or auto (replay what is there, record the rest). Default: off.",
+    )
+    group.addoption(
+        "--mlab-llm-cache-dir", type=Path, dest="mlab_llm_cache_dir", metavar="DIR",
+        help="Where recorded replies live. Default: .mlab/llm-cache under the rootdir.",
+    )
+    group.addoption(
+        "--mlab-retrieval", action="store_true", dest="mlab_retrieval",
+        help="react: keep a research log and prompt with what is retrieved from it.",
+    )
+    group.addoption(
+        "--mlab-tool-calling", action="store_true", dest="mlab_tool_calling",
+        help="react: choose actions through the provider's native tool calling.",
+    )
+    group.addoption(
+        "--mlab-invalid-retries", type=whole_number, dest="mlab_invalid_retries", metavar="N",
+        help="react: how often an unreadable response is asked for again. Default: 5.",
+    )
+    group.addoption(
+        "--mlab-agent-cmd", dest="mlab_agent_cmd", metavar="COMMAND",
+        help="command: the external agent's command line, run in the sandbox; {problem} "
+        "becomes the path of a file with the research problem.",
+    )
 
 
 def _resumed_run(report_dir: Path, wanted: str) -> str:
@@ -163,6 +240,9 @@ def pytest_configure(config: pytest.Config) -> None:
             agents[name] = load_agent(name)
         except UnknownAgent as exc:
             raise pytest.UsageError(f"--agent: {exc}") from None
+        if name == "command" and not settings.agent_options.command:
+            raise pytest.UsageError("--agent=command runs an external agent: give its command "
+                                    "line with --mlab-agent-cmd")
         if agents[name].uses_llm and not settings.llms:
             raise pytest.UsageError(f"--agent={name} uses an LLM: give one with --llm MODEL")
     config.stash[SETTINGS_KEY] = settings

@@ -16,9 +16,12 @@ from pytest_mlab.collect import TrialItem
 from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.machine import machine_id
+from pytest_mlab.report.html import write_report
+from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.results import RunInfo, RunResults, TrialResult
 from pytest_mlab.summary import summary_lines
 from pytest_mlab.task import load_task
+from pytest_mlab.vcs import commit_of
 
 PROPERTY = "mlab_result"
 
@@ -27,6 +30,16 @@ def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     return reason.removeprefix("Skipped: ")
+
+
+def _junit_properties(result: TrialResult) -> list[tuple[str, object]]:
+    """The numbers CI tools read from --junitxml, one <property> each; absent ones left out."""
+    values: dict[str, object] = {
+        "score": result.score, "baseline": result.baseline_mean,
+        "improvement": result.improvement, "steps": result.steps,
+        "tokens": result.tokens_in + result.tokens_out, "cost": result.cost,
+    }
+    return [(name, value) for name, value in values.items() if value is not None]
 
 
 def _unrun_result(
@@ -46,7 +59,8 @@ def _unrun_result(
         result.message = _skip_reason(report)
     elif call.excinfo is not None:
         error = call.excinfo.value
-        result.error_class = type(error).__name__
+        # An LLM error names the provider's exception, not our wrapper.
+        result.error_class = getattr(error, "error_class", None) or type(error).__name__
         first_line = (str(error).strip().splitlines() or [""])[0]
         result.message = f"{spec.task.name}: {result.error_class}: {first_line}"
     return result
@@ -59,6 +73,8 @@ class Reporter:
         self.results: list[TrialResult] = []
         self.started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self.results_path: Path | None = None
+        self.report: ReportModel | None = None
+        self.report_path: Path | None = None
         self.recorded: list[str] = []
 
     @pytest.hookimpl(wrapper=True)
@@ -71,9 +87,12 @@ class Reporter:
         result = item.stash.get(RESULT_KEY, None)
         if call.when == "call" and result is not None:
             report.user_properties.append((PROPERTY, result.model_dump_json()))
+            # junitxml writes the properties of the teardown report, made from the item's.
+            item.user_properties.extend(_junit_properties(result))
         elif call.when == "setup" and not report.passed:
             result = _unrun_result(item, report, call)
             report.user_properties.append((PROPERTY, result.model_dump_json()))
+            item.user_properties.extend(_junit_properties(result))
             excinfo = call.excinfo
             fulltrace = item.config.getoption("fulltrace", False)
             if excinfo and isinstance(excinfo.value, InfrastructureError) and not fulltrace:
@@ -99,11 +118,16 @@ class Reporter:
             run_id=settings.run_id, started=self.started,
             finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             command=[Path(sys.argv[0]).name, *self.config.invocation_params.args],
-            machine=machine_id(), pytest_mlab_version=__version__,
+            machine=machine_id(), pytest_mlab_version=__version__, sandbox=settings.sandbox,
+            commit=commit_of(self.config.rootpath), settings=settings.header().splitlines(),
         )
         self.results.sort(key=lambda r: r.nodeid)
-        self.results_path = settings.report_dir / settings.run_id / "results.json"
-        RunResults(run=run, results=self.results).write(self.results_path)
+        run_dir = settings.report_dir / settings.run_id
+        self.results_path = run_dir / "results.json"
+        results = RunResults(run=run, results=self.results)
+        results.write(self.results_path)
+        self.report = build_report(results, run_dir)
+        self.report_path = write_report(self.report, run_dir / "report.html")
         if settings.record_baseline is not None:
             self.recorded = self._record_baselines(settings.record_baseline)
 
@@ -133,12 +157,15 @@ class Reporter:
         if self.is_worker or not self.results:
             return
         terminalreporter.section("mlab")
-        for line in summary_lines(self.results):
-            terminalreporter.write_line(line)
+        if self.report is not None:
+            for line in summary_lines(self.report.rows):
+                terminalreporter.write_line(line)
         for line in self.recorded:
             terminalreporter.write_line(line)
         if self.results_path is not None:
             terminalreporter.write_line(f"results: {self.results_path}")
+        if self.report_path is not None:
+            terminalreporter.write_line(f"report: {self.report_path}")
 
 
 class XdistHooks:

@@ -43,7 +43,8 @@ class TrialResult(BaseModel):
     """One sentence with the numbers: why it passed, failed, errored or was skipped."""
     error_class: str | None = None
     ended_by: str = ""
-    """'final answer', 'step limit', 'time limit', 'agent error', or '' if it never ran."""
+    """'final answer', 'step limit', 'time limit', 'LLM budget', 'agent error', or '' if it
+    never ran."""
     steps: int = 0
     seconds: float = 0.0
     tokens_in: int = 0
@@ -67,6 +68,11 @@ class RunInfo(BaseModel):
     command: list[str]
     machine: str
     pytest_mlab_version: str
+    sandbox: str = ""
+    commit: str | None = None
+    """``git describe --always --dirty`` of the rootdir, where it is a git checkout."""
+    settings: list[str] = []
+    """The settings in force, as the run header showed them."""
 
 
 class RunResults(BaseModel):

@@ -1,28 +1,27 @@
-"""The terminal summary: per task x agent, success count and mean improvement."""
+"""The terminal summary: the report's table, row for row, in plain text."""
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Iterable
+from collections.abc import Sequence
 
-from pytest_mlab.results import TrialResult
+from pytest_mlab.report import format as fmt
+from pytest_mlab.report.rows import Row
+
+HEADER = ("task", "agent", "success", "95% CI", "valid", "mean improvement", "steps", "time",
+          "tokens", "cost", "errors", "skipped")
 
 
-def summary_lines(results: Iterable[TrialResult]) -> list[str]:
-    groups: dict[tuple[str, str], list[TrialResult]] = {}
-    for result in results:
-        agent = result.agent + (f"/{result.llm}" if result.llm else "")
-        groups.setdefault((result.task, agent), []).append(result)
-    header = ("task", "agent", "success", "mean improvement", "errors", "skipped")
-    rows = [header]
-    for (task, agent), group in sorted(groups.items()):
-        ran = [r for r in group if r.outcome in ("passed", "failed")]
-        passed = sum(r.success for r in ran)
-        gains = [r.improvement for r in ran if r.improvement is not None]
-        mean_gain = f"{statistics.fmean(gains):+.1%}" if gains else "-"
-        errors = sum(r.outcome == "error" for r in group)
-        skipped = sum(r.outcome == "skipped" for r in group)
-        rows.append((task, agent, f"{passed}/{len(ran)}", mean_gain, str(errors), str(skipped)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-            for row in rows]
+def summary_lines(rows: Sequence[Row]) -> list[str]:
+    """One line per row of the report (rates over trials that ran; means per trial that ran)."""
+    table = [HEADER]
+    for row in rows:
+        table.append((
+            row.task, row.label, f"{row.passed}/{row.ran}",
+            fmt.interval(row.success_low, row.success_high), fmt.percent(row.valid_rate),
+            fmt.percent(row.mean_improvement, signed=True), fmt.count(row.mean_steps),
+            fmt.seconds(row.mean_seconds), fmt.count(row.mean_tokens), fmt.money(row.mean_cost),
+            str(row.errors), str(row.skipped),
+        ))
+    widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+            for line in table]

@@ -1,0 +1,88 @@
+"""The report's model: everything report.html shows, built from results.json and the run folder.
+
+Every number the report prints is in this model, so a test can check it before the HTML.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from pytest_mlab.report.rows import Row, label, rows_of
+from pytest_mlab.report.steps import TraceView, trace_view
+from pytest_mlab.results import Outcome, RunInfo, RunResults, TrialResult
+
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
+
+
+class Header(BaseModel):
+    run: RunInfo
+    agents: list[str]
+    llms: list[str]
+    isolation: list[str]
+    """The isolation levels trials actually ran under (a plugin's sandbox may differ)."""
+    outcomes: dict[str, int]
+    trials: int
+    seconds: float
+    tokens: int
+    cost: float
+
+
+class TrialView(BaseModel):
+    anchor: str
+    label: str
+    result: TrialResult
+    trace: TraceView
+
+
+class ReportModel(BaseModel):
+    header: Header
+    rows: list[Row]
+    tasks: list[str]
+    labels: list[str]
+    """Agent (with LLM) labels in the order charts and tables use."""
+    trials: list[TrialView]
+    comparison: list[str] = []
+    """The comparison with a saved run (--mlab-compare), as the terminal shows it."""
+    comparison_failures: list[str] = []
+
+
+def _trace_view(result: TrialResult, run_dir: Path | None) -> TraceView:
+    if result.trace is None:
+        return TraceView(note="no trace: the trial never started")
+    recorded = Path(result.trace)
+    # A copied or moved run folder still finds its own traces and snapshots.
+    local = run_dir / "traces" / recorded.name if run_dir else recorded
+    trace = local if local.exists() else recorded
+    snapshots = trace.parent.parent / "snapshots"
+    name = trace.name.removesuffix(".jsonl")
+    return trace_view(trace, snapshots / name, snapshots / "objects")
+
+
+def build_report(results: RunResults, run_dir: Path | None = None) -> ReportModel:
+    """``run_dir`` holds the run's traces/ and snapshots/; None reads them where recorded."""
+    records = sorted(results.results, key=lambda r: r.nodeid)
+    rows = rows_of(records)
+    counts = Counter(r.outcome for r in records)
+    header = Header(
+        run=results.run,
+        agents=sorted({r.agent for r in records}),
+        llms=sorted({r.llm for r in records if r.llm}),
+        isolation=sorted({r.isolation for r in records if r.isolation}),
+        outcomes={outcome: counts[outcome] for outcome in OUTCOMES},
+        trials=len(records),
+        seconds=sum(r.seconds for r in records),
+        tokens=sum(r.tokens_in + r.tokens_out for r in records),
+        cost=sum(r.cost for r in records),
+    )
+    trials = [
+        TrialView(anchor=f"trial-{n}", label=label(r.agent, r.llm), result=r,
+                  trace=_trace_view(r, run_dir))
+        for n, r in enumerate(records)
+    ]
+    return ReportModel(
+        header=header, rows=rows, tasks=sorted({r.task for r in records}),
+        labels=sorted({row.label for row in rows}), trials=trials,
+    )

@@ -1,0 +1,84 @@
+"""One row per task x agent x llm: success with its interval, improvement, cost and time."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel
+
+from pytest_mlab.results import TrialResult
+from pytest_mlab.stats import wilson
+
+
+class Row(BaseModel):
+    """Rates count the trials that ran (passed or failed); errors and skips are the
+    harness's, not the agent's, so they are counted apart. Means are over trials that ran."""
+
+    task: str
+    agent: str
+    llm: str | None
+    label: str
+    """The agent, with its LLM where it has one: a chart's series."""
+    trials: int
+    ran: int
+    passed: int
+    errors: int
+    skipped: int
+    success_rate: float | None
+    success_low: float | None
+    success_high: float | None
+    valid: int
+    """Trials that ran and left a scored submission."""
+    valid_rate: float | None
+    improvements: list[float]
+    """Improvement of each valid submission over the baseline, in node-id order."""
+    mean_improvement: float | None
+    mean_steps: float | None
+    mean_seconds: float | None
+    mean_tokens: float | None
+    mean_cost: float | None
+
+
+def label(agent: str, llm: str | None) -> str:
+    return f"{agent}/{llm}" if llm else agent
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Row:
+    ran = [r for r in group if r.outcome in ("passed", "failed")]
+    passed = sum(r.success for r in ran)
+    valid = [r for r in ran if r.score is not None]
+    improvements = [r.improvement for r in valid if r.improvement is not None]
+    low, high = wilson(passed, len(ran)) if ran else (None, None)
+    return Row(
+        task=task, agent=agent, llm=llm, label=label(agent, llm), trials=len(group),
+        ran=len(ran), passed=passed,
+        errors=sum(r.outcome == "error" for r in group),
+        skipped=sum(r.outcome == "skipped" for r in group),
+        success_rate=passed / len(ran) if ran else None, success_low=low, success_high=high,
+        valid=len(valid), valid_rate=len(valid) / len(ran) if ran else None,
+        improvements=improvements, mean_improvement=_mean(improvements),
+        mean_steps=_mean([r.steps for r in ran]),
+        mean_seconds=_mean([r.seconds for r in ran]),
+        mean_tokens=_mean([r.tokens_in + r.tokens_out for r in ran]),
+        mean_cost=_mean([r.cost for r in ran]),
+    )
+
+
+def rows_of(results: Iterable[TrialResult]) -> list[Row]:
+    """Rows sorted by task, then agent and llm."""
+    groups: dict[tuple[str, str, str], list[TrialResult]] = {}
+    llms: dict[tuple[str, str, str], str | None] = {}
+    for result in sorted(results, key=lambda r: r.nodeid):
+        key = (result.task, result.agent, result.llm or "")
+        groups.setdefault(key, []).append(result)
+        llms[key] = result.llm
+    rows = []
+    for key in sorted(groups):
+        task, agent, _ = key
+        rows.append(_row(task, agent, llms[key], groups[key]))
+    return rows
