@@ -18,6 +18,7 @@ from pytest_mlab.actions import (
 )
 from pytest_mlab.actions.paths import inside, relative
 from pytest_mlab.llm import LLMClient, Usage
+from pytest_mlab.progress_file import ProgressFile
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.snapshot import Snapshotter
 from pytest_mlab.trace import Step, Trace
@@ -76,6 +77,7 @@ class Environment:
         snapshots: Snapshotter | None = None,
         resume: ResumePoint | None = None,
         llm: LLMClient | None = None,
+        progress: ProgressFile | None = None,
     ) -> None:
         self.research_problem = research_problem
         self.entry = entry
@@ -97,6 +99,8 @@ class Environment:
         self.research_log: list[str] = []
         """Kept by the harness, outside the workspace; the research-log actions use it."""
         self._usage_mark = Usage()
+        self.progress = progress
+        """Rewritten after each step for the live display at -v."""
         self.trace = trace
         self.snapshots = snapshots
         self.history: list[Step] = list(resume.steps) if resume else []
@@ -159,6 +163,9 @@ class Environment:
         self.history.append(step)
         if self.trace is not None:
             self.trace.append(step)
+        if self.progress is not None:
+            spent = self.llm.usage if self.llm is not None else Usage()
+            self.progress.write(self.steps, self.limits.max_steps, action, spent)
         if self.snapshots is not None:
             self.snapshots.take(self.steps, self._touched(chosen, args))
         return observation

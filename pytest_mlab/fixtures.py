@@ -25,6 +25,7 @@ from pytest_mlab.llm import LLMClient, LLMConfig
 from pytest_mlab.llm.cache import ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.machine import machine_id
+from pytest_mlab.progress_file import ProgressFile
 from pytest_mlab.results import TrialResult
 from pytest_mlab.sandbox import LocalSandbox, Sandbox
 from pytest_mlab.sandbox.limits import GIB, ResourceLimits
@@ -299,6 +300,7 @@ def mlab_result(
             task, mlab_data, mlab_agent, mlab_workspace, mlab_sandbox,
             limits_for(task, settings), Trace(files.trace, append=resume is not None),
             snapshots=snapshots, resume=resume, llm=mlab_llm,
+            progress=ProgressFile(files.progress, request.node.name),
             ask=_terminal_ask(request.config) if settings.interactive else None,
         )
     result = verdict(

@@ -253,6 +253,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(reporting.Reporter(config), "mlab-reporter")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(reporting.XdistHooks(settings.run_id), "mlab-xdist")
+    if not workerinput and config.get_verbosity() >= 1:
+        from pytest_mlab.progress import LiveProgress
+
+        traces = settings.report_dir / settings.run_id / "traces"
+        config.pluginmanager.register(LiveProgress(config, traces), "mlab-progress")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -18,6 +18,7 @@ from pytest_mlab.env import (
 )
 from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.llm import BudgetExceeded, LLMClient, Usage
+from pytest_mlab.progress_file import ProgressFile
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.scoring import Scored, score_workspace
 from pytest_mlab.snapshot import Snapshotter
@@ -52,11 +53,12 @@ def run_trial(
     resume: ResumePoint | None = None,
     ask: Callable[[str], str] | None = None,
     llm: LLMClient | None = None,
+    progress: ProgressFile | None = None,
 ) -> TrialRun:
     env = Environment(
         research_problem=task.manifest.research_problem, entry=task.manifest.entry,
         workspace=workspace, sandbox=sandbox, limits=limits, trace=trace,
-        snapshots=snapshots, resume=resume, ask=ask, llm=llm,
+        snapshots=snapshots, resume=resume, ask=ask, llm=llm, progress=progress,
     )
     started = time.monotonic()
     agent_error = None

@@ -27,6 +27,11 @@ class TrialFiles:
         return self.run_dir / "traces" / f"{self.name}.result.json"
 
     @property
+    def progress(self) -> Path:
+        """The latest step, for the live display; the result file marks the end."""
+        return self.run_dir / "traces" / f"{self.name}.progress.json"
+
+    @property
     def manifests(self) -> Path:
         return self.run_dir / "snapshots" / self.name
 

@@ -349,3 +349,22 @@ def test_a_results_file_of_before_the_report_fields_still_loads(tmp_path: Path) 
     path.write_text(json.dumps(old))
     model = build_report(load_results(path), tmp_path)
     assert model.header.run.commit is None and model.rows[0].ran == 1
+
+
+def test_live_progress_at_verbose_shows_each_running_trial(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str]
+) -> None:
+    recorded("guess")
+    result = pytester.runpytest_subprocess(
+        "tasks", "--agent=scripted_agents:SlowAgent", "-v", "-n", "2", "--mlab-trials=2",
+        *mlab_args,
+    )
+    result.assert_outcomes(failed=2)
+    for trial in ("t0", "t1"):
+        result.stdout.fnmatch_lines([
+            f"[[]mlab] guess[[]scripted_agents:SlowAgent-{trial}]: step 1 of 10 (Python REPL), "
+            "0 tokens, $0.0000",
+            f"[[]mlab] guess[[]scripted_agents:SlowAgent-{trial}]: step 2 of 10 (Python REPL)*",
+        ], consecutive=False)
+    quiet = pytester.runpytest("tasks", "--agent=scripted_agents:SlowAgent", *mlab_args)
+    assert "[mlab]" not in quiet.stdout.str()

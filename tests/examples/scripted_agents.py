@@ -162,3 +162,13 @@ class MalformedAgent(_Scripted):
             elif entry != "(empty directory)":
                 names.append(path)
         return names
+
+
+class SlowAgent(_Scripted):
+    """Takes three steps of about a second each, so live progress has something to show."""
+
+    def run(self, env: Environment) -> str:
+        for _ in range(3):
+            env.execute("Python REPL", command="import time; time.sleep(1)")
+        env.execute("Final Answer", final_answer="waited")
+        return "waited"
