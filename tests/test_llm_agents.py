@@ -121,6 +121,32 @@ def test_react_with_native_tool_calls(
     assert "write_file" not in tools  # hidden by default, as in the original
 
 
+def test_react_in_retrieval_mode_works_from_its_research_log(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    server: LLMServer,
+) -> None:
+    recorded("guess")
+    server.script.replies += [
+        answer("Execute Script", {"script_name": "train.py"}),
+        say("Ran train.py: it guessed 40."),  # the log entry for step 1
+        say("The starter guesses a constant 40."),  # retrieved for step 2
+        answer("Final Answer", {"final_answer": "kept the starter"}),
+    ]
+    pytester.runpytest("tasks", *llm_args(server), "--mlab-retrieval",
+                       *mlab_args).assert_outcomes(failed=1)
+    log_request, retrieval_request, decision = (
+        json.dumps(r["messages"]) for r in server.requests[1:4])
+    assert "research-log entry" in log_request and "guessed 40" in log_request
+    assert "Step 1: Ran train.py: it guessed 40." in retrieval_request
+    assert "Notes retrieved from your research log:\\nThe starter guesses a constant 40." in (
+        decision)
+    (record,) = read_results()
+    assert record["steps"] == 2 and record["ended_by"] == "final answer"
+
+
 def test_a_provider_that_always_fails_is_one_line_error(
     pytester: pytest.Pytester,
     recorded: Callable[[str], Path],
