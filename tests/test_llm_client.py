@@ -54,14 +54,16 @@ def test_a_provider_that_keeps_failing_is_an_error_after_bounded_retries(
     with pytest.raises(LLMError) as caught:
         client(server, retries=2).complete(HELLO)
     if fault.delay:
-        # On a loaded machine httpx sometimes reports the abandoned read as a dropped
-        # connection, which litellm classes as a server error; both are retried alike.
+        # litellm classes some read timeouts ("OpenAIException - timed out", seen under
+        # load) as server errors; both are retried alike.
         assert caught.value.error_class in (error_class, "InternalServerError"), str(caught.value)
+        assert "timed out" in str(caught.value)
     else:
         assert caught.value.error_class == error_class, str(caught.value)
     assert len(server.requests) == 3
     message = str(caught.value)
-    assert "\n" not in message and "failed 3 times" in message and error_class in message
+    assert "\n" not in message and "failed 3 times" in message
+    assert caught.value.error_class in message
 
 
 def test_errors_that_retrying_cannot_fix_are_not_retried(server: LLMServer) -> None:
