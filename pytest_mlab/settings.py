@@ -117,6 +117,17 @@ class LLMSettings:
     cache: CacheMode = "off"
     cache_dir: Path = Path(".mlab/llm-cache")
 
+    def header(self) -> str:
+        budgets = [f"{self.max_tokens} tokens" if self.max_tokens else "",
+                   f"${self.max_cost:g}" if self.max_cost else ""]
+        cache = self.cache + (f" ({self.cache_dir})" if self.cache != "off" else "")
+        return (
+            f"mlab: llm fast={self.fast or '(--llm)'} edit={self.edit or '(--llm)'} "
+            f"api_base={self.api_base or 'provider'} cache={cache} "
+            f"budget per trial={' and '.join(b for b in budgets if b) or 'none'}"
+            + (f" per session=${self.max_session_cost:g}" if self.max_session_cost else "")
+        )
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -161,7 +172,7 @@ class Settings:
                 else f"isolation={self.isolation} ({DESCRIPTIONS[self.isolation]})"
                 + ("" if self.isolation == "bwrap" else f"; for more: {FIXES['bwrap']}")
             )
-        )
+        ) + (f"\n{self.llm.header()}" if self.llms else "")
 
 
 def _resolve(
