@@ -98,6 +98,41 @@ def test_react_edits_runs_and_submits_then_replays_without_the_server(
     assert (replayed["tokens_in"], replayed["cost"]) == (record["tokens_in"], record["cost"])
 
 
+def test_the_ci_gate_replays_a_saved_run_without_a_provider(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    server: LLMServer,
+) -> None:
+    """What .github/workflows/agent-gate.yml does: record and save once, then replay,
+    compare and gate with no provider at all."""
+    recorded("guess")
+    trial = [
+        answer("Edit Script (AI)", {"script_name": "train.py", "save_name": "train.py",
+                                    "edit_instruction": "guess the mean of data.txt"}),
+        say("```python\n" + GUESS_SOLUTION.read_text() + "```\n"),
+        answer("Execute Script", {"script_name": "train.py"}),
+        answer("Final Answer", {"final_answer": "guessed the training mean"}),
+    ]
+    server.script.replies += trial * 3
+    cache = ["--mlab-llm-cache-dir=llm-cache", "--mlab-trials=3"]
+    pytester.runpytest("tasks", *llm_args(server), "--mlab-llm-cache=record", *cache,
+                       "--mlab-save=main", *mlab_args).assert_outcomes(passed=3)
+    asked = len(server.requests)
+    gated = pytester.runpytest(
+        "tasks", "--agent=react", "--llm=gpt-4", "--mlab-llm-cache=replay", *cache,
+        "--mlab-compare=main", "--mlab-compare-fail=success:-10%",
+        "--mlab-report-md=summary.md", *mlab_args,
+    )
+    gated.assert_outcomes(passed=3)
+    assert gated.ret == pytest.ExitCode.OK
+    assert len(server.requests) == asked == 12
+    gated.stdout.fnmatch_lines(["gate passed: no significant fall beyond success:-10%*"])
+    summary = (pytester.path / "summary.md").read_text()
+    assert "| guess | react | gpt-4 | 3/3 |" in summary
+    assert "gate passed" in summary
+
+
 def test_react_with_native_tool_calls(
     pytester: pytest.Pytester,
     recorded: Callable[[str], Path],
