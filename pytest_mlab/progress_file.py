@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_mlab.atomic import write_atomic
 from pytest_mlab.llm import Usage
 
 
@@ -19,9 +20,7 @@ class ProgressFile:
     def write(self, step: int, max_steps: int, action: str, usage: Usage) -> None:
         record = {"trial": self.trial, "step": step, "max_steps": max_steps, "action": action,
                   "tokens": usage.tokens_in + usage.tokens_out, "cost": usage.cost}
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps(record), encoding="utf-8")
-        partial.replace(self.path)
+        write_atomic(self.path, json.dumps(record))
 
 
 def read_progress(path: Path) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from pytest_mlab.atomic import write_atomic
+
 SCHEMA_VERSION = 1
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
@@ -83,10 +85,7 @@ class RunResults(BaseModel):
     results: list[TrialResult]
 
     def write(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
     @classmethod
     def read(cls, path: Path) -> RunResults:

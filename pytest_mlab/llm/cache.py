@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_mlab.atomic import write_atomic
 from pytest_mlab.llm.usage import Completion
 
 CacheMode = Literal["off", "record", "replay", "auto"]
@@ -51,9 +51,5 @@ class ReplyCache:
         return Completion.from_json(stored["reply"])
 
     def put(self, key: str, request: dict[str, Any], reply: Completion) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        partial.write_text(json.dumps({"request": request, "reply": reply.to_json()},
-                                      default=str, indent=1), encoding="utf-8")
-        partial.replace(path)
+        stored = {"request": request, "reply": reply.to_json()}
+        write_atomic(self._path(key), json.dumps(stored, default=str, indent=1))

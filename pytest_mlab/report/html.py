@@ -7,6 +7,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pytest_mlab.atomic import write_atomic
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.figures import improvement_figure, success_figure
 from pytest_mlab.report.model import ReportModel
@@ -51,8 +52,5 @@ def render(model: ReportModel) -> str:
 
 
 def write_report(model: ReportModel, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render(model), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, render(model))
     return path
