@@ -21,10 +21,9 @@ CacheMode = Literal["off", "record", "replay", "auto"]
 CACHE_MODES: tuple[CacheMode, ...] = ("off", "record", "replay", "auto")
 
 
-def request_key(request: dict[str, Any], occurrence: int) -> str:
+def request_digest(request: dict[str, Any]) -> str:
     canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(canonical.encode()).hexdigest()
-    return f"{digest}-{occurrence}"
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class ReplyCache:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal
 
-from pytest_mlab.llm.cache import ReplyCache, request_key
+from pytest_mlab.llm.cache import ReplyCache, request_digest
 from pytest_mlab.llm.errors import BudgetExceeded, LLMError, MissingKey, ReplayMiss
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.llm.usage import Completion, ToolCall, Usage
@@ -90,10 +90,10 @@ class LLMClient:
             request["tools"] = tools
         if self.config.temperature is not None:
             request["temperature"] = self.config.temperature
-        base = request_key(request, 0).rsplit("-", 1)[0]
-        occurrence = self._occurrences.get(base, 0)
-        self._occurrences[base] = occurrence + 1
-        key = f"{base}-{occurrence}"
+        digest = request_digest(request)
+        occurrence = self._occurrences.get(digest, 0)
+        self._occurrences[digest] = occurrence + 1
+        key = f"{digest}-{occurrence}"
         cache = self.config.cache
         if cache is not None and cache.reads:
             hit = cache.get(key)
@@ -126,9 +126,10 @@ class LLMClient:
     def _credentials(self, litellm: ModuleType, model: str) -> dict[str, str]:
         missing: list[str] = litellm.validate_environment(model).get("missing_keys") or []
         if self.config.api_base is not None:
-            # Local servers take any key; a real one in the environment still wins.
-            return {"api_base": self.config.api_base, "api_key": "none"} if missing else {
-                "api_base": self.config.api_base}
+            local = {"api_base": self.config.api_base}
+            if missing:  # local servers take any key; a real one in the environment still wins
+                local["api_key"] = "none"
+            return local
         if missing:
             raise MissingKey(f"{self.label}: {model} needs {', '.join(missing)} in the "
                              "environment (or --mlab-llm-api-base for a local server)")
