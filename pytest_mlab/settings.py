@@ -17,19 +17,27 @@ from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, Isolation, best_a
 from pytest_mlab.task import TaskSpec
 
 T = TypeVar("T")
+S = TypeVar("S", bound=str)
 Retention = Literal["all", "failed", "none"]
 RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
 DEFAULT_THRESHOLD = 0.10
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+def _int_at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {value}")
+        return value
+
+    return parse
+
+
+positive_int = _int_at_least(1)
+whole_number = _int_at_least(0)
 
 
 def positive_float(text: str) -> float:
@@ -42,35 +50,11 @@ def positive_float(text: str) -> float:
     return value
 
 
-def whole_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
-
-
-def cache_mode(text: str) -> CacheMode:
-    for mode in CACHE_MODES:
-        if text == mode:
-            return mode
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(CACHE_MODES)}, got {text!r}")
-
-
 def fraction(text: str) -> float:
     value = positive_float(text)
     if value >= 10:
         raise argparse.ArgumentTypeError(f"expected a fraction such as 0.10, got {value:g}")
     return value
-
-
-def retention(text: str) -> Retention:
-    for choice in RETENTIONS:
-        if text == choice:
-            return choice
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(RETENTIONS)}, got {text!r}")
 
 
 def gpu_list(text: str) -> tuple[str, ...]:
@@ -83,13 +67,18 @@ def gpu_list(text: str) -> tuple[str, ...]:
     return ids
 
 
-def choice(options: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        if text in options:
-            return text
+def choice(options: tuple[S, ...]) -> Callable[[str], S]:
+    def parse(text: str) -> S:
+        for option in options:
+            if text == option:
+                return option
         raise argparse.ArgumentTypeError(f"expected one of {', '.join(options)}, got {text!r}")
 
     return parse
+
+
+retention = choice(RETENTIONS)
+cache_mode = choice(CACHE_MODES)
 
 
 SANDBOXES = ("local", "docker")
