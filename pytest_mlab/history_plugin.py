@@ -1,5 +1,5 @@
-"""Options and session-end hooks for saved runs, comparisons, the gate and the markdown
-summary. All of it runs on the controller, after the Reporter has written results.json."""
+"""Options and the end-of-run hook for saved runs, comparisons, the gate and the markdown
+summary. All of it runs on the controller, once the Reporter has written results.json."""
 
 from __future__ import annotations
 
@@ -19,13 +19,9 @@ from pytest_mlab.gate import (
     parse_limit,
 )
 from pytest_mlab.history import DEFAULT_STORAGE, HistoryError, Storage, load, save_name
-from pytest_mlab.keys import SETTINGS_KEY
 from pytest_mlab.report_md import markdown
-from pytest_mlab.results import RunResults, TrialResult
+from pytest_mlab.results import RunResults
 from pytest_mlab.warning import MlabWarning
-
-GATE_KEY = pytest.StashKey[GateReport]()
-"""The comparison with the saved run, set at the end of a session that compared."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -131,7 +127,6 @@ class History:
         self.config = config
         self.options = options
         self.baseline = baseline
-        self.trials = 0
         self.lines: list[str] = []
         self.failures: list[str] = []
 
@@ -143,16 +138,9 @@ class History:
             f"; gate {gate} at alpha {self.options.alpha:g}" if gate else ""
         )
 
-    def pytest_mlab_trial_result(self, result: TrialResult) -> None:
-        self.trials += 1
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        settings = self.config.stash[SETTINGS_KEY]
-        path = settings.report_dir / settings.run_id / "results.json"
-        if not self.trials or not path.is_file():
-            return
-        run = RunResults.read(path)
+    def pytest_mlab_run_written(
+        self, session: pytest.Session, run: RunResults
+    ) -> tuple[list[str], list[str]] | None:
         report = None
         if self.baseline is not None and self.options.baseline is not None:
             report = compare(
@@ -161,10 +149,9 @@ class History:
                     self.options.baseline, self.options.storage.folder, self.config.rootpath
                 ),
             )
-            self.config.stash[GATE_KEY] = report
             self.lines += comparison_lines(report)
             self.failures = report.failures if report.comparisons else self.lines[-1:]
-            _add_to_report(path.parent, run, self.lines, self.failures)
+        comparison = (list(self.lines), list(self.failures)) if report is not None else None
         if self.options.save is not None:
             saved = self.options.storage.save(run, self.options.save)
             self.lines.append(f"saved: {saved.path}")
@@ -174,6 +161,7 @@ class History:
             self.lines.append(f"markdown: {self.options.markdown}")
         if report is not None and report.limits:
             session.exitstatus = _gated_exit(session, run, report)
+        return comparison
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.lines:
@@ -181,17 +169,6 @@ class History:
         terminalreporter.section("mlab history")
         for line in self.lines:
             terminalreporter.write_line(line, red=line in self.failures)
-
-
-def _add_to_report(run_dir: Path, run: RunResults, lines: list[str],
-                   failures: list[str]) -> None:
-    """Redraw report.html with the comparison, which exists only after it was written."""
-    from pytest_mlab.report.html import write_report
-    from pytest_mlab.report.model import build_report
-
-    model = build_report(run, run_dir)
-    model.comparison, model.comparison_failures = list(lines), list(failures)
-    write_report(model, run_dir / "report.html")
 
 
 def _label(path: Path, storage: Path, root: Path) -> str:

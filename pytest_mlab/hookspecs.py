@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_mlab.results import TrialResult
+    from pytest_mlab.results import RunResults, TrialResult
     from pytest_mlab.sandbox import Sandbox
     from pytest_mlab.task import TaskSpec
     from pytest_mlab.workspace import Workspace
@@ -23,3 +23,12 @@ def pytest_mlab_make_sandbox(
 
 def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None:
     """Called on the controller (never an xdist worker) once per finished trial."""
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_mlab_run_written(
+    session: pytest.Session, run: RunResults
+) -> tuple[list[str], list[str]] | None:
+    """Called on the controller once results.json is written, before report.html is.
+    Return lines comparing the run with another, and those of them that failed, for the
+    report to show."""

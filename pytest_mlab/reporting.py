@@ -6,7 +6,7 @@ import sys
 import time
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,12 +16,13 @@ from pytest_mlab.collect import TrialItem
 from pytest_mlab.errors import InfrastructureError
 from pytest_mlab.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.machine import machine_id
-from pytest_mlab.report.html import write_report
-from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.results import RunInfo, RunResults, TrialResult
 from pytest_mlab.summary import summary_lines
 from pytest_mlab.task import load_task
 from pytest_mlab.vcs import commit_of
+
+if TYPE_CHECKING:
+    from pytest_mlab.report.model import ReportModel
 
 PROPERTY = "mlab_result"
 
@@ -126,7 +127,14 @@ class Reporter:
         self.results_path = run_dir / "results.json"
         results = RunResults(run=run, results=self.results)
         results.write(self.results_path)
+        comparison = self.config.hook.pytest_mlab_run_written(session=session, run=results)
+        # Imported here: workers and runs without trials never render a report.
+        from pytest_mlab.report.html import write_report
+        from pytest_mlab.report.model import build_report
+
         self.report = build_report(results, run_dir)
+        if comparison is not None:
+            self.report.comparison, self.report.comparison_failures = comparison
         self.report_path = write_report(self.report, run_dir / "report.html")
         if settings.record_baseline is not None:
             self.recorded = self._record_baselines(settings.record_baseline)
