@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_mlab.results import RunResults
+from pytest_mlab.results import RunResults, UnreadableResults
 
 DEFAULT_STORAGE = Path(".mlab") / "runs"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -86,6 +86,5 @@ class Storage:
 def load(path: Path) -> RunResults:
     try:
         return RunResults.read(path)
-    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        reason = str(exc).strip().splitlines()[0]
-        raise HistoryError(f"cannot read the run in {path}: {reason}") from None
+    except UnreadableResults as exc:  # its message begins with the path
+        raise HistoryError(f"cannot read the run in {exc}") from None

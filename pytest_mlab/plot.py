@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mlab.report.figures import improvement_figure, success_figure
-from pytest_mlab.report.load import UnreadableResults, load_results
 from pytest_mlab.report.rows import rows_of
 from pytest_mlab.report.svg import chart
+from pytest_mlab.results import RunResults, UnreadableResults
 
 PNG_HINT = "PNG needs matplotlib: pip install 'pytest-mlab[plot]'"
 
@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        trials = [r for path in args.results for r in load_results(path).results]
+        trials = [r for path in args.results for r in RunResults.read(path).results]
     except UnreadableResults as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

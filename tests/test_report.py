@@ -16,10 +16,9 @@ import pytest
 
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.html import render, write_report
-from pytest_mlab.report.load import UnreadableResults, load_results
 from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.report.rows import Row
-from pytest_mlab.results import RunInfo, RunResults, StepScore, TrialResult
+from pytest_mlab.results import RunInfo, RunResults, StepScore, TrialResult, UnreadableResults
 from pytest_mlab.stats import wilson
 from pytest_mlab.trace import Step, Trace
 
@@ -154,7 +153,7 @@ def test_a_parallel_run_of_every_outcome_reports_the_numbers_of_its_results(
     records: list[dict[str, Any]] = json.loads(results_path.read_text())["results"]
 
     # The JSON model first: every number against the records it came from.
-    model = build_report(load_results(results_path), results_path.parent)
+    model = build_report(RunResults.read(results_path), results_path.parent)
     assert model.header.outcomes == {"passed": 3, "failed": 3, "error": 6, "skipped": 6}
     assert model.header.trials == 18 and model.header.run.sandbox == "local"
     assert model.header.isolation and model.header.run.settings
@@ -335,7 +334,7 @@ def test_an_unreadable_results_file_is_one_sentence(
     path = tmp_path / "results.json"
     path.write_text(content)
     with pytest.raises(UnreadableResults) as caught:
-        load_results(path)
+        RunResults.read(path)
     message = str(caught.value)
     assert message.startswith(f"{path}: ") and sentence in message
     assert "\n" not in message
@@ -347,7 +346,7 @@ def test_a_results_file_of_before_the_report_fields_still_loads(tmp_path: Path) 
         del old["run"][key]
     path = tmp_path / "results.json"
     path.write_text(json.dumps(old))
-    model = build_report(load_results(path), tmp_path)
+    model = build_report(RunResults.read(path), tmp_path)
     assert model.header.run.commit is None and model.rows[0].ran == 1
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_mlab.report import format as fmt
-from pytest_mlab.report.load import load_results
 from pytest_mlab.report.model import build_report
+from pytest_mlab.results import RunResults
 
 CHROMIUM = shutil.which("chromium")
 WINDOW = (1280, 2000)
@@ -66,7 +66,7 @@ def test_the_report_renders_offline_without_console_errors_and_shows_the_numbers
     ).assert_outcomes(passed=1, failed=1)
     (results,) = pytester.path.glob("reports/*/results.json")
     report = results.parent / "report.html"
-    model = build_report(load_results(results), results.parent)
+    model = build_report(RunResults.read(results), results.parent)
 
     screenshot = tmp_path / "report.png"
     shot = _chromium(tmp_path, report, f"--screenshot={screenshot}",
