@@ -31,38 +31,14 @@ from dataclasses import dataclass, field, replace
 from math import fsum
 from typing import Literal
 
+from pytest_mlab.groups import RAN, Group, by_group
 from pytest_mlab.results import RunResults, TrialResult
 from pytest_mlab.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
+from pytest_mlab.text import aligned
 
 Metric = Literal["success", "improvement"]
-RAN = ("passed", "failed")
 DEFAULT_ALPHA = 0.05
 _LIMIT = re.compile(r"(success|improvement):-?(\d+(?:\.\d*)?|\.\d+)(%?)")
-
-
-@dataclass(frozen=True)
-class Group:
-    task: str
-    agent: str
-    llm: str | None
-
-    @property
-    def label(self) -> str:
-        return "/".join(part for part in (self.task, self.agent, self.llm) if part)
-
-    def __lt__(self, other: Group) -> bool:
-        return (self.task, self.agent, self.llm or "") < (other.task, other.agent, other.llm or "")
-
-
-def group_of(result: TrialResult) -> Group:
-    return Group(result.task, result.agent, result.llm)
-
-
-def by_group(results: Iterable[TrialResult]) -> dict[Group, list[TrialResult]]:
-    groups: dict[Group, list[TrialResult]] = {}
-    for result in results:
-        groups.setdefault(group_of(result), []).append(result)
-    return dict(sorted(groups.items(), key=lambda item: item[0]))
 
 
 @dataclass(frozen=True)
@@ -280,10 +256,7 @@ def comparison_lines(report: GateReport) -> list[str]:
     for c in report.comparisons:
         rows.append((c.group.label, c.metric, c.baseline_text, c.current_text, c.delta_text,
                      c.p_text, c.p_gate_text, c.test, "TRIPPED" if c.failure else ""))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [f"compared with {report.baseline_name}"]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-              for row in rows]
+    lines = [f"compared with {report.baseline_name}", *aligned(rows)]
     for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
         if groups:
             lines.append(f"{label}: {', '.join(g.label for g in groups)}")

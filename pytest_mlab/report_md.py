@@ -4,9 +4,10 @@ with a saved run and the gate's verdict."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import fsum
 
-from pytest_mlab.gate import RAN, GateReport, by_group, verdict_line
+from pytest_mlab.gate import GateReport, verdict_line
+from pytest_mlab.report import format as fmt
+from pytest_mlab.report.rows import rows_of
 from pytest_mlab.results import TrialResult
 
 
@@ -23,15 +24,10 @@ def results_table(results: Sequence[TrialResult]) -> list[str]:
         _row(("task", "agent", "llm", "success", "mean improvement", "errors", "skipped")),
         "|---|---|---|---:|---:|---:|---:|",
     ]
-    for group, trials in by_group(results).items():
-        ran = [r for r in trials if r.outcome in RAN]
-        gains = [r.improvement for r in ran if r.improvement is not None]
+    for row in rows_of(results):
         lines.append(_row((
-            group.task, group.agent, group.llm or "-",
-            f"{sum(r.success for r in ran)}/{len(ran)}",
-            f"{fsum(gains) / len(gains):+.1%}" if gains else "-",
-            str(sum(r.outcome == "error" for r in trials)),
-            str(sum(r.outcome == "skipped" for r in trials)),
+            row.task, row.agent, row.llm or "-", f"{row.passed}/{row.ran}",
+            fmt.percent(row.mean_improvement, signed=True), str(row.errors), str(row.skipped),
         )))
     return lines
 

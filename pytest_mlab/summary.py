@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.rows import Row
+from pytest_mlab.text import aligned
 
 HEADER = ("task", "agent", "success", "95% CI", "valid", "mean improvement", "steps", "time",
           "tokens", "cost", "errors", "skipped")
@@ -22,6 +23,4 @@ def summary_lines(rows: Sequence[Row]) -> list[str]:
             fmt.seconds(row.mean_seconds), fmt.count(row.mean_tokens), fmt.money(row.mean_cost),
             str(row.errors), str(row.skipped),
         ))
-    widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
-            for line in table]
+    return aligned(table)

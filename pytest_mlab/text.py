@@ -1,6 +1,8 @@
-"""Keep long text readable: head and tail, with a count of what was left out."""
+"""Text for people: long text clipped to its head and tail, tables in aligned columns."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 def clip(text: str, limit: int) -> str:
@@ -9,3 +11,10 @@ def clip(text: str, limit: int) -> str:
     half = limit // 2
     elided = len(text) - 2 * half
     return f"{text[:half]}\n[... {elided} characters elided ...]\n{text[-half:]}"
+
+
+def aligned(table: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of cells as lines, each column padded to its widest cell."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+            for row in table]

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
+from pytest_mlab.groups import RAN, by_group
 from pytest_mlab.results import TrialResult
 from pytest_mlab.stats import wilson
 
@@ -49,7 +50,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Row:
-    ran = [r for r in group if r.outcome in ("passed", "failed")]
+    ran = [r for r in group if r.outcome in RAN]
     passed = sum(r.success for r in ran)
     valid = [r for r in ran if r.score is not None]
     improvements = [r.improvement for r in valid if r.improvement is not None]
@@ -71,14 +72,5 @@ def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Ro
 
 def rows_of(results: Iterable[TrialResult]) -> list[Row]:
     """Rows sorted by task, then agent and llm."""
-    groups: dict[tuple[str, str, str], list[TrialResult]] = {}
-    llms: dict[tuple[str, str, str], str | None] = {}
-    for result in sorted(results, key=lambda r: r.nodeid):
-        key = (result.task, result.agent, result.llm or "")
-        groups.setdefault(key, []).append(result)
-        llms[key] = result.llm
-    rows = []
-    for key in sorted(groups):
-        task, agent, _ = key
-        rows.append(_row(task, agent, llms[key], groups[key]))
-    return rows
+    groups = by_group(sorted(results, key=lambda r: r.nodeid))
+    return [_row(group.task, group.agent, group.llm, trials) for group, trials in groups.items()]
