@@ -25,6 +25,11 @@ Manifest = dict[str, str]
 _Signature = tuple[int, int, int]
 
 
+def object_path(objects: Path, digest: str) -> Path:
+    """Where the content with ``digest`` is stored."""
+    return objects / digest[:2] / digest
+
+
 def _walk(root: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
     with os.scandir(root) as entries:
         for entry in entries:
@@ -62,7 +67,7 @@ class Snapshotter:
             self._watch = None
 
     def _store(self, path: Path, digest: str) -> None:
-        target = self.objects / digest[:2] / digest
+        target = object_path(self.objects, digest)
         if target.exists():
             return
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -143,4 +148,4 @@ def restore(
         target = workspace / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.unlink(missing_ok=True)
-        shutil.copyfile(objects / digest[:2] / digest, target)
+        shutil.copyfile(object_path(objects, digest), target)

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_mlab.snapshot import Manifest
+from pytest_mlab.snapshot import Manifest, object_path
 
 MAX_FILE_BYTES = 256_000
 MAX_DIFF_LINES = 120
@@ -27,7 +27,7 @@ def _text(objects: Path, digest: str | None) -> tuple[list[str] | None, str]:
     """The file's lines, or None and the reason they are not shown."""
     if digest is None:
         return [], ""
-    path = objects / digest[:2] / digest
+    path = object_path(objects, digest)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:

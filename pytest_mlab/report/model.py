@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from pytest_mlab.report.rows import Row, label, rows_of
 from pytest_mlab.report.steps import TraceView, trace_view
 from pytest_mlab.results import Outcome, RunInfo, RunResults, TrialResult
+from pytest_mlab.trial_files import TrialFiles
 
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
 
@@ -53,12 +54,12 @@ def _trace_view(result: TrialResult, run_dir: Path | None) -> TraceView:
     if result.trace is None:
         return TraceView(note="no trace: the trial never started")
     recorded = Path(result.trace)
+    name = recorded.name.removesuffix(".jsonl")
+    files = TrialFiles(recorded.parent.parent, name)
     # A copied or moved run folder still finds its own traces and snapshots.
-    local = run_dir / "traces" / recorded.name if run_dir else recorded
-    trace = local if local.exists() else recorded
-    snapshots = trace.parent.parent / "snapshots"
-    name = trace.name.removesuffix(".jsonl")
-    return trace_view(trace, snapshots / name, snapshots / "objects")
+    if run_dir is not None and TrialFiles(run_dir, name).trace.exists():
+        files = TrialFiles(run_dir, name)
+    return trace_view(files.trace, files.manifests, files.objects)
 
 
 def build_report(results: RunResults, run_dir: Path | None = None) -> ReportModel:
