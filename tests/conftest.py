@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import LLMServer, ScriptedLLM, serve
 
 # The example task trees are inputs to pytester runs, not tests of this session.
 collect_ignore = ["examples"]
@@ -26,6 +27,12 @@ def task_tree(pytester: pytest.Pytester) -> Callable[..., Path]:
         return target
 
     return copy
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    """A loopback OpenAI-compatible server; tests script its replies."""
+    yield from serve(ScriptedLLM())
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, ScriptedLLM, say, serve
+from llm_server import LLMServer, Reply, say
 
 from pytest_mlab.llm.client import import_litellm
 
@@ -22,11 +22,6 @@ with contextlib.suppress(ImportError):
     import pytest_mlab.agents.langchain_model  # noqa: F401
 
 GUESS_SOLUTION = Path(__file__).parent / "examples" / "guess" / "solution" / "train.py"
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    yield from serve(ScriptedLLM())
 
 
 def llm_args(server: LLMServer) -> list[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, ScriptedLLM, say, serve
+from llm_server import LLMServer, Reply, say
 
 from pytest_mlab.llm.client import import_litellm
 
@@ -20,11 +20,6 @@ from pytest_mlab.llm.client import import_litellm
 import_litellm()
 
 GUESS_SOLUTION = (Path(__file__).parent / "examples" / "guess" / "solution" / "train.py")
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    yield from serve(ScriptedLLM())
 
 
 def llm_args(server: LLMServer) -> list[str]:

@@ -3,22 +3,16 @@ budgets, and the record/replay cache. No provider is ever called."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply, ScriptedLLM, say, serve
+from llm_server import LLMServer, Reply, say
 
 from pytest_mlab.llm import BudgetExceeded, LLMClient, LLMConfig, LLMError, MissingKey, ReplayMiss
 from pytest_mlab.llm.cache import ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
 
 HELLO = [{"role": "user", "content": "hello"}]
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    yield from serve(ScriptedLLM())
 
 
 def client(server: LLMServer, **changes: object) -> LLMClient:
