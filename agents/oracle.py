@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pytest_mlab.agent import AgentContext
-from pytest_mlab.env import Environment
+from pytest_mlab.env.agent import AgentContext
+from pytest_mlab.env.environment import Environment
 
 
 class OracleAgent:

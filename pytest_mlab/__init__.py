@@ -6,7 +6,7 @@ so that importing them stays cheap and never pulls in pytest.
 
 from __future__ import annotations
 
-from pytest_mlab.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
 
 __all__ = ["InvalidSubmission", "TaskUnavailable", "__version__"]
 __version__ = "0.1.0"

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.data import PreparedData, prepare_task
-from pytest_mlab.env import Environment, Limits
+from pytest_mlab.env.data import PreparedData, prepare_task
+from pytest_mlab.env.environment import Environment, Limits
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.isolation import available
-from pytest_mlab.sandbox.limits import ResourceLimits
+from pytest_mlab.sandbox.resources import ResourceLimits
 from pytest_mlab.sandbox.local import LocalSandbox
-from pytest_mlab.task import load_task
-from pytest_mlab.workspace import Workspace, provision_workspace
+from pytest_mlab.core.task import load_task
+from pytest_mlab.env.workspace import Workspace, provision_workspace
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 SandboxFactory = Callable[[Workspace, ResourceLimits], Sandbox]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.env import (
+from pytest_mlab.env.environment import (
     AlreadySubmitted,
     Environment,
     Limits,
@@ -14,8 +14,8 @@ from pytest_mlab.env import (
     TimeLimitReached,
 )
 from pytest_mlab.sandbox import LocalSandbox
-from pytest_mlab.trace import Trace
-from pytest_mlab.workspace import Workspace
+from pytest_mlab.core.trace import Trace
+from pytest_mlab.env.workspace import Workspace
 
 
 def make_env(tmp_path: Path, **limits: float) -> Environment:

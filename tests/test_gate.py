@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from pytest_mlab.gate import GateReport, Limit, compare, comparison_lines, parse_limit
-from pytest_mlab.results import RunInfo, RunResults, TrialResult
-from pytest_mlab.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
+from pytest_mlab.analysis.gate import GateReport, Limit, compare, comparison_lines, parse_limit
+from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
+from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
 
 # --- the exact tests --------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.history import HistoryError, Storage
-from pytest_mlab.results import RunInfo, RunResults
+from pytest_mlab.analysis.saved_runs import HistoryError, Storage
+from pytest_mlab.core.results import RunInfo, RunResults
 
 # Writes a fixed guess without running a script: the example task's held-out mean is near
 # 50 (a pass), and 40 is what its starter guesses (no improvement: a failure).

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.task import load_task
+from pytest_mlab.core.task import load_task
 
 REPO = Path(__file__).parent.parent
 TASKS = sorted((REPO / "tasks" / "lite").glob("*/task.toml"))

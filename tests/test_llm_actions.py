@@ -6,13 +6,13 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_mlab.actions import understand
-from pytest_mlab.actions.ai_edit import extract_code
-from pytest_mlab.actions.understand import blocks
-from pytest_mlab.env import Environment, Limits
+from pytest_mlab.env.actions import understand
+from pytest_mlab.env.actions.ai_edit import extract_code
+from pytest_mlab.env.actions.understand import blocks
+from pytest_mlab.env.environment import Environment, Limits
 from pytest_mlab.llm import Completion, LLMClient, Usage
 from pytest_mlab.sandbox import LocalSandbox
-from pytest_mlab.workspace import Workspace
+from pytest_mlab.env.workspace import Workspace
 
 SCRIPT = "import os\n\ndef train():\n    return 1\n\nprint(train())\n"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.task import TaskFormatError, load_task
+from pytest_mlab.core.task import TaskFormatError, load_task
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 

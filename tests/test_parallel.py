@@ -119,7 +119,7 @@ def test_a_task_needing_more_gpus_than_the_machine_has_is_skipped(
 def test_results_json_is_valid_and_versioned(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str]
 ) -> None:
-    from pytest_mlab.results import RunResults
+    from pytest_mlab.core.results import RunResults
 
     recorded("guess")
     pytester.runpytest("tasks", "--agent=oracle", *mlab_args)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.snapshot import Snapshotter, manifest_steps, read_manifest, restore
+from pytest_mlab.core.snapshots import Snapshotter, manifest_steps, read_manifest, restore
 
 
 def test_unchanged_files_cost_nothing_and_restore_is_exact(tmp_path: Path) -> None:
@@ -87,9 +87,9 @@ def test_resuming_an_unknown_run_is_a_usage_error(
 
 
 def test_each_step_snapshot_follows_what_the_action_may_change(tmp_path: Path) -> None:
-    from pytest_mlab.env import Environment, Limits
+    from pytest_mlab.env.environment import Environment, Limits
     from pytest_mlab.sandbox import LocalSandbox
-    from pytest_mlab.workspace import Workspace
+    from pytest_mlab.env.workspace import Workspace
 
     root = tmp_path / "ws"
     root.mkdir()

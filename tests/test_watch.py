@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.snapshot import Manifest, Snapshotter
-from pytest_mlab.watch import WorkspaceWatch
+from pytest_mlab.core.snapshots import Manifest, Snapshotter
+from pytest_mlab.env.watch import WorkspaceWatch
 
 
 @pytest.fixture

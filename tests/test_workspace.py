@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.data import prepare_task
-from pytest_mlab.task import load_task
-from pytest_mlab.workspace import HARDLINK_MIN_BYTES, provision_workspace
+from pytest_mlab.env.data import prepare_task
+from pytest_mlab.core.task import load_task
+from pytest_mlab.env.workspace import HARDLINK_MIN_BYTES, provision_workspace
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 
@@ -96,7 +96,7 @@ def test_workspaces_are_kept_per_the_retention_setting(
 def test_a_hardlinked_file_changed_in_a_workspace_discards_the_cache(
     big_task: Path, tmp_path: Path
 ) -> None:
-    from pytest_mlab.scoring import score_workspace
+    from pytest_mlab.trial.scoring import score_workspace
 
     task = load_task(big_task / "task.toml")
     data = prepare_task(task, tmp_path / "cache")

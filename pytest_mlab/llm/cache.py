@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_mlab.atomic import write_atomic
+from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.llm.usage import Completion
 
 CacheMode = Literal["off", "record", "replay", "auto"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_mlab.errors import InfrastructureError
+from pytest_mlab.core.errors import InfrastructureError
 
 
 class LLMError(InfrastructureError):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_mlab.snapshot import Manifest, object_path
+from pytest_mlab.core.snapshots import Manifest, object_path
 
 MAX_FILE_BYTES = 256_000
 MAX_DIFF_LINES = 120

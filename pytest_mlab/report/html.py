@@ -7,12 +7,12 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from pytest_mlab.atomic import write_atomic
+from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.figures import improvement_figure, success_figure
 from pytest_mlab.report.model import ReportModel
 from pytest_mlab.report.svg import chart, step_chart
-from pytest_mlab.results import TrialResult
+from pytest_mlab.core.results import TrialResult
 
 TEMPLATES = Path(__file__).parent / "templates"
 

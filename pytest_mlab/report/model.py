@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from pytest_mlab.report.rows import Row, label, rows_of
 from pytest_mlab.report.steps import TraceView, trace_view
-from pytest_mlab.results import Outcome, RunInfo, RunResults, TrialResult
-from pytest_mlab.trial_files import TrialFiles
+from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
+from pytest_mlab.core.run_files import TrialFiles
 
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
 

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from pytest_mlab.groups import RAN, by_group
-from pytest_mlab.results import TrialResult
-from pytest_mlab.stats import wilson
+from pytest_mlab.analysis.groups import RAN, by_group
+from pytest_mlab.core.results import TrialResult
+from pytest_mlab.analysis.stats import wilson
 
 
 class Row(BaseModel):

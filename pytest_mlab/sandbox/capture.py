@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from pytest_mlab.errors import SandboxError
+from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
 
 KEEP_BYTES = 64 * 1024

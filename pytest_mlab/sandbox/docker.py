@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_mlab.errors import SandboxError
+from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.capture import Stream
 from pytest_mlab.sandbox.docker_image import SKELETON_IMAGE, ensure_skeleton_image
-from pytest_mlab.sandbox.limits import ResourceLimits
+from pytest_mlab.sandbox.resources import ResourceLimits
 from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
 
 LABEL = "pytest-mlab.run"

@@ -15,7 +15,7 @@ from pathlib import Path
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.capture import run_captured
 from pytest_mlab.sandbox.isolation import Isolation
-from pytest_mlab.sandbox.limits import ResourceLimits, pids_cgroup, preexec
+from pytest_mlab.sandbox.resources import ResourceLimits, pids_cgroup, preexec
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 # Variables of the harness itself: where the cache and its answers live.

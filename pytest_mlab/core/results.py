@@ -1,0 +1,124 @@
+"""The result record: one versioned model per trial, the only thing reports read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from pytest_mlab import __version__
+from pytest_mlab.core.atomic import write_atomic
+
+SCHEMA_VERSION = 1
+Outcome = Literal["passed", "failed", "error", "skipped"]
+
+
+class UnreadableResults(Exception):
+    """A results.json this version cannot read; the message is one sentence."""
+
+
+class StepScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step: int
+    score: float | None
+    invalid: str | None = None
+
+
+class TrialResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    nodeid: str
+    task: str
+    agent: str
+    llm: str | None
+    trial: int
+    metric: str
+    direction: Literal["higher", "lower"]
+    outcome: Outcome
+    success: bool
+    score: float | None = None
+    baseline_mean: float | None = None
+    baseline_sd: float | None = None
+    baseline_n: int | None = None
+    improvement: float | None = None
+    threshold: float
+    message: str = ""
+    """One sentence with the numbers: why it passed, failed, errored or was skipped."""
+    error_class: str | None = None
+    ended_by: str = ""
+    """'final answer', 'step limit', 'time limit', 'LLM budget', 'agent error', or '' if it
+    never ran."""
+    steps: int = 0
+    seconds: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    isolation: str = ""
+    trace: str | None = None
+    workspace: str | None = None
+    resumed_from: int | None = None
+    """The step an interrupted trial was continued from."""
+    step_scores: list[StepScore] = []
+    """Scores of every Nth snapshot, with --mlab-score-steps."""
+
+
+class RunInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    started: str
+    finished: str
+    command: list[str]
+    machine: str
+    pytest_mlab_version: str
+    sandbox: str = ""
+    commit: str | None = None
+    """``git describe --always --dirty`` of the rootdir, where it is a git checkout."""
+    settings: list[str] = []
+    """The settings in force, as the run header showed them."""
+
+
+class RunResults(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run: RunInfo
+    results: list[TrialResult]
+
+    def write(self, path: Path) -> None:
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
+
+    @classmethod
+    def read(cls, path: Path) -> RunResults:
+        """The run in ``path``; ``UnreadableResults`` says in one sentence why not."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UnreadableResults(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UnreadableResults(f"{path}: cannot be read: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise UnreadableResults(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+        if not isinstance(raw, dict) or not {"run", "results"} <= raw.keys():
+            raise UnreadableResults(
+                f"{path}: not a pytest-mlab results.json (it has no 'run' and 'results' keys)"
+            )
+        version = raw.get("schema_version")
+        if not isinstance(version, int) or version < 1:
+            raise UnreadableResults(f"{path}: key 'schema_version': expected a whole number >= 1, "
+                                    f"got {version!r}")
+        if version > SCHEMA_VERSION:
+            raise UnreadableResults(
+                f"{path}: schema version {version} is newer than pytest-mlab {__version__} reads "
+                f"(up to {SCHEMA_VERSION}); upgrade pytest-mlab"
+            )
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise UnreadableResults(f"{path}: key '{where}': {error['msg']}") from None

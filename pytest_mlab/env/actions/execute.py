@@ -1,0 +1,72 @@
+"""Actions that run code in the sandbox, and Final Answer."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.env.actions.paths import inside, relative
+from pytest_mlab.core.text import clip
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_mlab.env.environment import Environment
+
+OUTPUT_LIMIT = 10_000
+
+
+def _run(env: Environment, argv: Sequence[str], what: str, timeout: float | None = None) -> str:
+    timeout = env.script_timeout() if timeout is None else timeout
+    result = env.sandbox.run(argv, timeout)
+    env.note_exit_code(result.returncode)
+    output = (result.stdout + result.stderr).strip() or "(no output)"
+    if result.timed_out:
+        status = f"{what} was stopped after {timeout:.0f} seconds."
+    elif result.returncode != 0:
+        status = f"{what} failed with exit code {result.returncode}."
+    else:
+        status = f"{what} ran to completion."
+    return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
+
+
+def execute_script(env: Environment, script_name: str) -> str:
+    path = inside(env.workspace.root, script_name)
+    if path.suffix != ".py" or not path.is_file():
+        raise ActionError(f"{script_name!r} is not a Python script in the workspace.")
+    return _run(env, [sys.executable, relative(env.workspace.root, path)], "The script")
+
+
+def python_repl(env: Environment, command: str) -> str:
+    return _run(env, [sys.executable, "-c", command], "The code")
+
+
+def run_command(env: Environment, command: str) -> str:
+    return _run(env, ["/bin/sh", "-c", command], "The command", max(0.0, env.seconds_left))
+
+
+def final_answer(env: Environment, final_answer: str) -> str:
+    env.submit(final_answer)
+    return "Final answer submitted; the workspace will be scored."
+
+
+EXECUTE_SCRIPT = Action(
+    "Execute Script", "Run a Python script of the workspace and return its output.",
+    {"script_name": "a .py file relative to the workspace"}, execute_script, writes="*",
+)
+PYTHON_REPL = Action(
+    "Python REPL",
+    "Run Python code in the workspace and return its output. Each call starts a fresh "
+    "interpreter: nothing carries over between calls except files.",
+    {"command": "Python source code"}, python_repl, writes="*",
+)
+RUN_COMMAND = Action(
+    "Run Command",
+    "Run a shell command in the workspace for the rest of the trial's time (external agents).",
+    {"command": "a shell command line"}, run_command, writes="*",
+)
+FINAL_ANSWER = Action(
+    "Final Answer", "End the trial; the workspace as it is now will be scored.",
+    {"final_answer": "a short account of what you did and found"}, final_answer,
+)

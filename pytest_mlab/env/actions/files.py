@@ -1,0 +1,130 @@
+"""Actions on workspace files: list, read, write, append, copy, inspect lines."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.env.actions.paths import inside, relative
+from pytest_mlab.core.text import clip
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_mlab.env.environment import Environment
+
+READ_LIMIT = 20_000
+INSPECT_MAX_LINES = 100
+
+
+def list_files(env: Environment, dir_path: str) -> str:
+    folder = inside(env.workspace.root, dir_path)
+    if not folder.is_dir():
+        raise ActionError(f"{dir_path!r} is not a directory in the workspace.")
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    return "\n".join(names) if names else "(empty directory)"
+
+
+def _text_of(env: Environment, file_name: str) -> tuple[Path, str]:
+    path = inside(env.workspace.root, file_name)
+    if not path.is_file():
+        raise ActionError(f"{file_name!r} is not a file in the workspace.")
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ActionError(f"{file_name!r} is not a UTF-8 text file.") from None
+
+
+def read_file(env: Environment, file_name: str) -> str:
+    return clip(_text_of(env, file_name)[1], READ_LIMIT)
+
+
+def _writable(env: Environment, file_name: str) -> tuple[Path, str]:
+    path = inside(env.workspace.root, file_name)
+    rel = relative(env.workspace.root, path)
+    if rel in env.workspace.protected:
+        raise ActionError(f"{rel} is read-only.")
+    if path.is_dir():
+        raise ActionError(f"{rel} is a directory.")
+    return path, rel
+
+
+def write_file(env: Environment, file_name: str, content: str) -> str:
+    path, rel = _writable(env, file_name)
+    env.edits.remember(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return f"Wrote {len(content)} characters to {rel}."
+
+
+def append_file(env: Environment, file_name: str, content: str) -> str:
+    path, rel = _writable(env, file_name)
+    env.edits.remember(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(content)
+    return f"Appended {len(content)} characters to {rel}."
+
+
+def copy_file(env: Environment, source: str, destination: str) -> str:
+    origin = inside(env.workspace.root, source)
+    if not origin.is_file():
+        raise ActionError(f"{source!r} is not a file in the workspace.")
+    target, rel = _writable(env, destination)
+    env.edits.remember(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(origin, target)
+    return f"Copied {relative(env.workspace.root, origin)} to {rel}."
+
+
+def inspect_script_lines(
+    env: Environment, script_name: str, start_line_number: int, end_line_number: int
+) -> str:
+    _, text = _text_of(env, script_name)
+    lines = text.splitlines()
+    if start_line_number < 1 or end_line_number < start_line_number:
+        raise ActionError("Line numbers start at 1 and the end may not precede the start.")
+    if end_line_number - start_line_number + 1 > INSPECT_MAX_LINES:
+        raise ActionError(f"Inspect at most {INSPECT_MAX_LINES} lines at a time.")
+    chosen = lines[start_line_number - 1 : end_line_number]
+    header = f"{script_name} has {len(lines)} lines; lines {start_line_number}-"
+    header += f"{start_line_number + len(chosen) - 1}:"
+    numbered = (f"{n:>5}  {line}" for n, line in enumerate(chosen, start_line_number))
+    return "\n".join([header, *numbered])
+
+
+LIST_FILES = Action(
+    "List Files", "List the files in a directory of the workspace.",
+    {"dir_path": "a directory relative to the workspace, e.g. ."}, list_files,
+)
+READ_FILE = Action(
+    "Read File", "Read a text file of the workspace.",
+    {"file_name": "a file relative to the workspace"}, read_file,
+)
+WRITE_FILE = Action(
+    "Write File", "Write a text file in the workspace, replacing what it held.",
+    {"file_name": "a file relative to the workspace", "content": "the whole new content"},
+    write_file, writes="file_name",
+)
+APPEND_FILE = Action(
+    "Append File", "Append text to a file of the workspace (created if missing).",
+    {"file_name": "a file relative to the workspace", "content": "the text to append"},
+    append_file, writes="file_name",
+)
+COPY_FILE = Action(
+    "Copy File", "Copy a file of the workspace to another name in the workspace.",
+    {"source": "the file to copy", "destination": "the new file"}, copy_file,
+    writes="destination",
+)
+INSPECT_SCRIPT_LINES = Action(
+    "Inspect Script Lines",
+    f"Show numbered lines of a script, at most {INSPECT_MAX_LINES} at a time.",
+    {
+        "script_name": "a file relative to the workspace",
+        "start_line_number": "the first line, counting from 1",
+        "end_line_number": "the last line",
+    },
+    inspect_script_lines,
+    integers=frozenset({"start_line_number", "end_line_number"}),
+)

@@ -1,0 +1,85 @@
+"""What an agent is, and how one is found by name."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from pytest_mlab.env.environment import Environment
+
+ENTRY_POINT_GROUP = "pytest_mlab.agents"
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """Command-line choices for the built-in agents; others may ignore them."""
+
+    retrieval: bool = False
+    """react: keep a research log and work from what is retrieved from it."""
+    tool_calling: bool = False
+    """react: use the provider's native tool calling instead of named text fields."""
+    invalid_retries: int = 5
+    """react: how often an unreadable response is asked for again."""
+    command: str | None = None
+    """command: the external agent's command line."""
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent is built from. It never holds the scorer or private answers."""
+
+    task: str
+    llm: str | None
+    solution_dir: Path | None = None
+    """Set only for agents that declare ``needs_solution`` (the oracle)."""
+    options: AgentOptions = field(default_factory=AgentOptions)
+
+
+class Agent(Protocol):
+    uses_llm: ClassVar[bool]
+    """Whether items are multiplied by ``--llm``."""
+    needs_solution: ClassVar[bool]
+    requires: ClassVar[tuple[str, ...]] = ()
+    """Modules the agent imports when it runs; a trial is skipped while one is missing."""
+    extra: ClassVar[str | None] = None
+    """The pytest-mlab extra that installs ``requires``, named in the skip reason."""
+
+    def __init__(self, context: AgentContext) -> None: ...
+
+    def run(self, env: Environment) -> str:
+        """Act in ``env`` and return the final answer."""
+        ...
+
+
+class UnknownAgent(Exception):
+    pass
+
+
+def available_agents() -> list[str]:
+    return sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def load_agent(name: str) -> type[Agent]:
+    """An agent class by entry-point name or ``package.module:Class``."""
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            loaded = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise UnknownAgent(f"cannot load agent {name!r}: {exc}") from None
+    else:
+        matches = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+        if not matches:
+            choices = ", ".join(available_agents())
+            raise UnknownAgent(
+                f"unknown agent {name!r}; choose one of: {choices}, or package.module:Class"
+            )
+        loaded = matches[0].load()
+    if not callable(getattr(loaded, "run", None)):
+        raise UnknownAgent(f"agent {name!r} has no run(env) method")
+    agent: type[Agent] = loaded
+    return agent

@@ -1,0 +1,100 @@
+"""Prepared task data: made once per machine per task content, under a file lock.
+
+Layout under the cache directory::
+
+    data/<task>-<hash>/public/    copied or hardlinked into every workspace
+    data/<task>-<hash>/private/   answers for the scorer, never in a workspace
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from pytest_mlab.core.errors import PrepareError, TaskUnavailable
+from pytest_mlab.core.fingerprint import write_hashes
+from pytest_mlab.core.task_call import WorkerCrash, WorkerTimeout, call_worker
+from pytest_mlab.core.task import TaskSpec
+
+PREPARE_TIMEOUT = 3600.0
+_DONE = ".prepared"
+HASHES = "public.sha256.json"
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    public: Path
+    private: Path
+
+    @property
+    def public_hashes(self) -> Path:
+        return self.public.parent / HASHES
+
+    def discard(self) -> None:
+        """Forget this preparation, so the next trial prepares afresh.
+
+        For when a public file was changed through a hardlink in a workspace: a
+        root-owned process ignores the read-only mode, and the cache is shared.
+        """
+        (self.public.parent / _DONE).unlink(missing_ok=True)
+
+
+def missing_requirements(task: TaskSpec) -> list[str]:
+    """Modules named in ``requirements`` that this interpreter cannot import."""
+    return [m for m in task.manifest.requirements if importlib.util.find_spec(m) is None]
+
+
+def _freeze(tree: Path) -> None:
+    """Make prepared files read-only: they are hardlinked into workspaces."""
+    for path in tree.rglob("*"):
+        if path.is_file():
+            path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+
+
+def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
+    """Return the task's prepared data, running ``prepare.py`` first if this machine lacks it.
+
+    Raises ``TaskUnavailable`` (skip) or ``PrepareError`` (error).
+    """
+    missing = missing_requirements(task)
+    if missing:
+        raise TaskUnavailable(
+            f"{task.name} needs the Python modules {', '.join(missing)}: "
+            "pip install 'pytest-mlab[tasks]'"
+        )
+    root = cache_dir / "data" / f"{task.name}-{task.content_hash()}"
+    data = PreparedData(public=root / "public", private=root / "private")
+    if (root / _DONE).exists():
+        return data
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root) + ".lock"):
+        if (root / _DONE).exists():
+            return data
+        staging = root.with_name(root.name + ".staging")
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "public").mkdir(parents=True)
+        (staging / "private").mkdir()
+        try:
+            verdict = call_worker(
+                "prepare", task.prepare_script, staging / "public", staging / "private",
+                timeout=PREPARE_TIMEOUT, cwd=staging,
+            )
+        except (WorkerTimeout, WorkerCrash) as exc:
+            raise PrepareError(f"{task.name}: prepare.py failed: {exc}") from None
+        if "unavailable" in verdict:
+            raise TaskUnavailable(f"{task.name}: {verdict['unavailable']}")
+        if "crash" in verdict:
+            raise PrepareError(
+                f"{task.name}: prepare.py raised {verdict['crash']}\n{verdict['traceback']}"
+            )
+        _freeze(staging)
+        write_hashes(staging / "public", staging / HASHES)
+        shutil.rmtree(root, ignore_errors=True)
+        staging.rename(root)
+        (root / _DONE).touch()
+    return data

@@ -1,0 +1,195 @@
+"""The environment an agent acts in: actions, limits, and the trace of what it did."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_mlab.env.actions import (
+    LLM_ACTIONS,
+    LOW_LEVEL_ACTIONS,
+    REQUEST_HELP,
+    RUN_COMMAND,
+    Action,
+    ActionError,
+    EditHistory,
+)
+from pytest_mlab.env.actions.paths import inside, relative
+from pytest_mlab.llm import LLMClient, Usage
+from pytest_mlab.env.progress import ProgressFile
+from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.core.snapshots import Snapshotter
+from pytest_mlab.core.trace import Step, Trace
+from pytest_mlab.env.workspace import Workspace
+
+
+class TrialOver(Exception):
+    """Raised by ``execute`` once the trial has ended; agents should let it propagate."""
+
+
+class StepLimitReached(TrialOver):
+    pass
+
+
+class TimeLimitReached(TrialOver):
+    pass
+
+
+class AlreadySubmitted(TrialOver):
+    pass
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where an interrupted trial stopped: its steps and the time they took."""
+
+    steps: tuple[Step, ...]
+
+    @property
+    def seconds(self) -> float:
+        """Time used before the interruption (the time between steps included)."""
+        return self.steps[-1].ended - self.steps[0].started if self.steps else 0.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int
+    max_time: float
+    script_timeout: float
+
+
+class Environment:
+    """What an agent sees: the research problem, the actions, and its budget."""
+
+    def __init__(
+        self,
+        *,
+        research_problem: str,
+        entry: str,
+        workspace: Workspace,
+        sandbox: Sandbox,
+        limits: Limits,
+        trace: Trace | None = None,
+        actions: tuple[Action, ...] = LOW_LEVEL_ACTIONS,
+        ask: Callable[[str], str] | None = None,
+        snapshots: Snapshotter | None = None,
+        resume: ResumePoint | None = None,
+        llm: LLMClient | None = None,
+        progress: ProgressFile | None = None,
+    ) -> None:
+        self.research_problem = research_problem
+        self.entry = entry
+        """The starter script, relative to the workspace."""
+        self.workspace = workspace
+        self.sandbox = sandbox
+        self.limits = limits
+        if llm is not None:
+            actions = (*actions, *LLM_ACTIONS)
+        if ask is not None:
+            actions = (*actions, REQUEST_HELP)
+        self.actions = {action.name: action for action in actions}
+        self.ask = ask
+        """Answers Request Help; None outside an interactive run."""
+        self.edits = EditHistory()
+        self.llm = llm
+        """The harness's LLM client (None for agents without one): every call through it
+        is counted in the step's usage, cached and budgeted."""
+        self.research_log: list[str] = []
+        """Kept by the harness, outside the workspace; the research-log actions use it."""
+        self._usage_mark = Usage()
+        self.progress = progress
+        """Rewritten after each step for the live display at -v."""
+        self.trace = trace
+        self.snapshots = snapshots
+        self.history: list[Step] = list(resume.steps) if resume else []
+        """Steps taken so far, including those before a resume."""
+        self.steps = len(self.history)
+        self.final_answer: str | None = None
+        self._started = time.monotonic() - (resume.seconds if resume else 0.0)
+        self._exit_code: int | None = None
+        if snapshots is not None and resume is None:
+            snapshots.take(0)
+
+    @property
+    def steps_left(self) -> int:
+        return self.limits.max_steps - self.steps
+
+    @property
+    def seconds_left(self) -> float:
+        return self.limits.max_time - (time.monotonic() - self._started)
+
+    def script_timeout(self) -> float:
+        return max(0.0, min(self.limits.script_timeout, self.seconds_left))
+
+    def execute(self, action: str, **args: Any) -> str:
+        """Perform one step and return its observation.
+
+        Invalid requests come back as observations; ``TrialOver`` ends the trial.
+        """
+        return self._step(action, self.actions.get(action), args)
+
+    def run_command(self, command: str) -> str:
+        """Run a shell command in the sandbox as one step, with the rest of the trial's
+        time as its timeout: how an external agent's whole session is run."""
+        return self._step(RUN_COMMAND.name, RUN_COMMAND, {"command": command})
+
+    def _step(self, action: str, chosen: Action | None, args: dict[str, Any]) -> str:
+        if self.final_answer is not None:
+            raise AlreadySubmitted("the final answer was already submitted")
+        if self.steps >= self.limits.max_steps:
+            raise StepLimitReached(f"step limit of {self.limits.max_steps} reached")
+        if self.seconds_left <= 0:
+            raise TimeLimitReached(f"time limit of {self.limits.max_time:g}s reached")
+        self.steps += 1
+        self._exit_code = None
+        started = time.time()
+        try:
+            if chosen is None:
+                raise ActionError(
+                    f"There is no action {action!r}. Valid actions: {', '.join(self.actions)}."
+                )
+            observation = chosen(self, args)
+        except ActionError as exc:
+            observation = f"Invalid action: {exc}"
+        usage: dict[str, float] = {}
+        if self.llm is not None:
+            usage = self.llm.usage.since(self._usage_mark).as_dict()
+            self._usage_mark = self.llm.usage.copy()
+            self.llm.step = self.steps + 1
+        step = Step(self.steps, action, args, observation, started, time.time(),
+                    self._exit_code, usage)
+        self.history.append(step)
+        if self.trace is not None:
+            self.trace.append(step)
+        if self.progress is not None:
+            spent = self.llm.usage if self.llm is not None else Usage()
+            self.progress.write(self.steps, self.limits.max_steps, action, spent)
+        if self.snapshots is not None:
+            self.snapshots.take(self.steps, self._touched(chosen, args))
+        return observation
+
+    def _touched(self, action: Action | None, args: dict[str, Any]) -> list[str] | None:
+        """What a step may have changed in the workspace; None for anything."""
+        if action is None or action.writes is None:
+            return []
+        if action.writes == "*":
+            return None
+        root = self.workspace.root
+        try:
+            return [relative(root, inside(root, str(args.get(action.writes))))]
+        except ActionError:
+            return []  # refused as outside the workspace: nothing was written
+
+    def finish(self) -> None:
+        """Retake the last snapshot looking at every file: the watch can miss writes
+        through a memory map that a process kept open across steps."""
+        if self.snapshots is not None:
+            self.snapshots.take(self.steps, full=True)
+
+    def submit(self, answer: str) -> None:
+        self.final_answer = answer
+
+    def note_exit_code(self, code: int) -> None:
+        self._exit_code = code

@@ -1,0 +1,28 @@
+"""The latest step of a running trial, rewritten after each step for the live display."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.llm import Usage
+
+
+@dataclass(frozen=True)
+class ProgressFile:
+    path: Path
+    trial: str
+    """How the display names the trial (the test item's name)."""
+
+    def write(self, step: int, max_steps: int, action: str, usage: Usage) -> None:
+        record = {"trial": self.trial, "step": step, "max_steps": max_steps, "action": action,
+                  "tokens": usage.tokens_in + usage.tokens_out, "cost": usage.cost}
+        write_atomic(self.path, json.dumps(record))
+
+
+def read_progress(path: Path) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return record

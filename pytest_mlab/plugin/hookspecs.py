@@ -1,0 +1,34 @@
+"""Hooks other plugins and conftest.py files may implement."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import RunResults, TrialResult
+    from pytest_mlab.sandbox import Sandbox
+    from pytest_mlab.core.task import TaskSpec
+    from pytest_mlab.env.workspace import Workspace
+
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_mlab_make_sandbox(
+    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
+) -> Sandbox | None:
+    """Return the sandbox a trial's scripts run in. The built-in one is ``trylast``."""
+
+
+def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None:
+    """Called on the controller (never an xdist worker) once per finished trial."""
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_mlab_run_written(
+    session: pytest.Session, run: RunResults
+) -> tuple[list[str], list[str]] | None:
+    """Called on the controller once results.json is written, before report.html is.
+    Return lines comparing the run with another, and those of them that failed, for the
+    report to show."""

@@ -1,0 +1,19 @@
+"""Stash keys: all session and item state lives here, never on config attributes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    # Used in the string subscripts below, which linters cannot see.
+    from pytest_mlab.env.agent import Agent
+    from pytest_mlab.plugin.collect import TrialSpec  # noqa: F401
+    from pytest_mlab.core.results import TrialResult  # noqa: F401
+    from pytest_mlab.plugin.settings import Settings  # noqa: F401
+
+SETTINGS_KEY = pytest.StashKey["Settings"]()
+AGENTS_KEY = pytest.StashKey[dict[str, type["Agent"]]]()
+TRIAL_KEY = pytest.StashKey["TrialSpec"]()
+RESULT_KEY = pytest.StashKey["TrialResult"]()

@@ -1,0 +1,186 @@
+"""Results ride on test reports; the controller alone aggregates, writes and prints."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_mlab import __version__
+from pytest_mlab.core.baseline import write_record
+from pytest_mlab.plugin.collect import TrialItem
+from pytest_mlab.core.errors import InfrastructureError
+from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.core.machine import machine_id
+from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
+from pytest_mlab.report.terminal import summary_lines
+from pytest_mlab.core.task import load_task
+from pytest_mlab.core.vcs import commit_of
+
+if TYPE_CHECKING:
+    from pytest_mlab.report.model import ReportModel
+
+PROPERTY = "mlab_result"
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def _junit_properties(result: TrialResult) -> list[tuple[str, object]]:
+    """The numbers CI tools read from --junitxml, one <property> each; absent ones left out."""
+    values: dict[str, object] = {
+        "score": result.score, "baseline": result.baseline_mean,
+        "improvement": result.improvement, "steps": result.steps,
+        "tokens": result.tokens_in + result.tokens_out, "cost": result.cost,
+    }
+    return [(name, value) for name, value in values.items() if value is not None]
+
+
+def _unrun_result(
+    item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
+) -> TrialResult:
+    """The record of a trial that never reached its verdict: skipped, or an error."""
+    spec = item.stash[TRIAL_KEY]
+    settings = item.config.stash[SETTINGS_KEY]
+    metric = spec.task.manifest.metric
+    result = TrialResult(
+        nodeid=item.nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm,
+        trial=spec.trial, metric=metric.name, direction=metric.direction,
+        outcome="skipped" if report.skipped else "error", success=False,
+        threshold=settings.threshold_for(spec.task),
+    )
+    if report.skipped:
+        result.message = _skip_reason(report)
+    elif call.excinfo is not None:
+        error = call.excinfo.value
+        # An LLM error names the provider's exception, not our wrapper.
+        result.error_class = getattr(error, "error_class", None) or type(error).__name__
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        result.message = f"{spec.task.name}: {result.error_class}: {first_line}"
+    return result
+
+
+class Reporter:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        self.results: list[TrialResult] = []
+        self.started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self.results_path: Path | None = None
+        self.report: ReportModel | None = None
+        self.report_path: Path | None = None
+        self.recorded: list[str] = []
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if not isinstance(item, TrialItem) or TRIAL_KEY not in item.stash:
+            return report
+        result = item.stash.get(RESULT_KEY, None)
+        if call.when == "call" and result is not None:
+            report.user_properties.append((PROPERTY, result.model_dump_json()))
+            # junitxml writes the properties of the teardown report, made from the item's.
+            item.user_properties.extend(_junit_properties(result))
+        elif call.when == "setup" and not report.passed:
+            result = _unrun_result(item, report, call)
+            report.user_properties.append((PROPERTY, result.model_dump_json()))
+            item.user_properties.extend(_junit_properties(result))
+            excinfo = call.excinfo
+            fulltrace = item.config.getoption("fulltrace", False)
+            if excinfo and isinstance(excinfo.value, InfrastructureError) and not fulltrace:
+                # The harness's own frames would only hide the cause; the message
+                # carries the task code's traceback where there is one.
+                report.longrepr = f"{excinfo.typename}: {excinfo.value}"
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        for name, value in report.user_properties:
+            if name == PROPERTY:
+                result = TrialResult.model_validate_json(str(value))
+                self.results.append(result)
+                self.config.hook.pytest_mlab_trial_result(config=self.config, result=result)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker or not self.results:
+            return
+        settings = self.config.stash[SETTINGS_KEY]
+        run = RunInfo(
+            run_id=settings.run_id, started=self.started,
+            finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            command=[Path(sys.argv[0]).name, *self.config.invocation_params.args],
+            machine=machine_id(), pytest_mlab_version=__version__, sandbox=settings.sandbox,
+            commit=commit_of(self.config.rootpath), settings=settings.header().splitlines(),
+        )
+        self.results.sort(key=lambda r: r.nodeid)
+        run_dir = settings.report_dir / settings.run_id
+        self.results_path = run_dir / "results.json"
+        results = RunResults(run=run, results=self.results)
+        results.write(self.results_path)
+        comparison = self.config.hook.pytest_mlab_run_written(session=session, run=results)
+        # Imported here: workers and runs without trials never render a report.
+        from pytest_mlab.report.html import write_report
+        from pytest_mlab.report.model import build_report
+
+        self.report = build_report(results, run_dir)
+        if comparison is not None:
+            self.report.comparison, self.report.comparison_failures = comparison
+        self.report_path = write_report(self.report, run_dir / "report.html")
+        if settings.record_baseline is not None:
+            self.recorded = self._record_baselines(settings.record_baseline)
+
+    def _record_baselines(self, runs: int) -> list[str]:
+        by_task: dict[str, list[TrialResult]] = {}
+        for result in self.results:
+            by_task.setdefault(result.nodeid.split("::")[0], []).append(result)
+        lines = []
+        for manifest, results in sorted(by_task.items()):
+            task = load_task(self.config.rootpath / manifest)
+            scores = [r.score for r in results if r.score is not None and r.success]
+            if task.manifest.baseline.kind == "per-machine":
+                lines.append(f"{task.name}: per-machine baseline, measured every session; "
+                             "nothing recorded")
+            elif len(scores) < runs:
+                lines.append(f"{task.name}: only {len(scores)} of {runs} runs scored; "
+                             "nothing recorded")
+            else:
+                rel = task.root.relative_to(self.config.rootpath).as_posix()
+                command = f"pytest {rel} --agent=baseline --mlab-record-baseline={runs}"
+                record = write_record(task, scores, command)
+                lines.append(f"{task.name}: recorded {record.metric} mean={record.mean:.6g} "
+                             f"sd={record.sd:.3g} n={record.n} in {task.baseline_record}")
+        return lines
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or not self.results:
+            return
+        terminalreporter.section("mlab")
+        if self.report is not None:
+            for line in summary_lines(self.report.rows):
+                terminalreporter.write_line(line)
+        for line in self.recorded:
+            terminalreporter.write_line(line)
+        if self.results_path is not None:
+            terminalreporter.write_line(f"results: {self.results_path}")
+        if self.report_path is not None:
+            terminalreporter.write_line(f"report: {self.report_path}")
+
+
+class XdistHooks:
+    """Hands the controller's run id to every worker, so all share one run."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["mlab_run_id"] = self.run_id

@@ -1,0 +1,65 @@
+"""A markdown summary of a run for CI job summaries: results per group, then the comparison
+with a saved run and the gate's verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_mlab.analysis.gate import GateReport, verdict_line
+from pytest_mlab.report import format as fmt
+from pytest_mlab.report.rows import rows_of
+from pytest_mlab.core.results import TrialResult
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
+
+
+def results_table(results: Sequence[TrialResult]) -> list[str]:
+    lines = [
+        _row(("task", "agent", "llm", "success", "mean improvement", "errors", "skipped")),
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for row in rows_of(results):
+        lines.append(_row((
+            row.task, row.agent, row.llm or "-", f"{row.passed}/{row.ran}",
+            fmt.percent(row.mean_improvement, signed=True), str(row.errors), str(row.skipped),
+        )))
+    return lines
+
+
+def comparison_table(report: GateReport) -> list[str]:
+    lines = [
+        f"### Compared with `{report.baseline_name}`", "",
+        _row(("task", "agent", "llm", "metric", "baseline", "now", "change", "p", "p (Holm)",
+              "test", "gate")),
+        "|---|---|---|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for c in report.comparisons:
+        lines.append(_row((
+            c.group.task, c.group.agent, c.group.llm or "-", c.metric, c.baseline_text,
+            c.current_text, c.delta_text, c.p_text, c.p_gate_text, c.test,
+            "**tripped**" if c.failure else ("ok" if report.limits else "-"),
+        )))
+    for label, groups in (("Not run now", report.only_baseline), ("New", report.only_current)):
+        if groups:
+            lines += ["", f"{label}: " + ", ".join(f"`{g.label}`" for g in groups)]
+    if report.limits:
+        lines.append("")
+        if report.tripped:
+            lines.append(f"**{verdict_line(report)}**")
+            lines += [f"- `{failure}`" for failure in report.failures]
+        else:
+            lines.append(verdict_line(report))
+    return lines
+
+
+def markdown(run_id: str, results: Sequence[TrialResult], report: GateReport | None) -> str:
+    lines = [f"## pytest-mlab run `{run_id}`", "", *results_table(results)]
+    if report is not None:
+        lines += ["", *comparison_table(report)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,33 @@
+"""Score a trial's snapshots afterwards, so a report can show the score over steps."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pytest_mlab.env.data import PreparedData
+from pytest_mlab.core.results import StepScore
+from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
+from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.env.workspace import provision_workspace
+
+
+def score_steps(
+    task: TaskSpec, data: PreparedData, files: TrialFiles, every: int
+) -> list[StepScore]:
+    """Scores of steps 0, every, 2*every, ... and of the last step."""
+    steps = manifest_steps(files.manifests)
+    chosen = [n for n in steps if n % every == 0]
+    if steps and steps[-1] not in chosen:
+        chosen.append(steps[-1])
+    scores = []
+    for step in chosen:
+        with tempfile.TemporaryDirectory(prefix=f"mlab-step-{step}-") as tmp:
+            workspace = provision_workspace(task, data, Path(tmp) / "workspace")
+            manifest = read_manifest(files.manifests, step)
+            restore(files.objects, manifest, workspace.root, workspace.protected)
+            scored = score_workspace(task, workspace, data)
+        scores.append(StepScore(step=step, score=scored.score, invalid=scored.invalid))
+    return scores
