@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pytest_mlab.core.text import clip
 from pytest_mlab.env.agent import AgentContext
 from pytest_mlab.env.environment import Environment
-from pytest_mlab.core.text import clip
 
 PROBLEM_FILE = ".mlab-research-problem.md"
 

@@ -1,12 +1,54 @@
 """pytest-mlab: can a language-model agent do ML experimentation?
 
-Only the names a task's ``prepare.py`` and ``score.py`` need are imported here,
-so that importing them stays cheap and never pulls in pytest.
+The public API for agent and task authors. A task's ``prepare.py`` and ``score.py``
+need only ``InvalidSubmission`` and ``TaskUnavailable``, imported eagerly and cheaply;
+everything else is loaded on first use, so importing this package never pulls in
+pytest, pydantic or an LLM library.
 """
 
 from __future__ import annotations
 
-from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["InvalidSubmission", "TaskUnavailable", "__version__"]
-__version__ = "0.1.0"
+from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.core.version import __version__
+
+if TYPE_CHECKING:
+    from pytest_mlab.env.actions.names import ActionName
+    from pytest_mlab.env.agent import Agent, AgentContext, AgentOptions
+    from pytest_mlab.env.environment import (
+        AlreadySubmitted,
+        Environment,
+        StepLimitReached,
+        TimeLimitReached,
+        TrialOver,
+    )
+    from pytest_mlab.llm import BudgetExceeded, Completion, LLMClient, Usage
+    from pytest_mlab.sandbox import ExecResult, ResourceLimits, Sandbox, SandboxSpec
+
+_LAZY = {
+    "ActionName": "pytest_mlab.env.actions.names",
+    "Agent": "pytest_mlab.env.agent", "AgentContext": "pytest_mlab.env.agent",
+    "AgentOptions": "pytest_mlab.env.agent",
+    "Environment": "pytest_mlab.env.environment", "TrialOver": "pytest_mlab.env.environment",
+    "StepLimitReached": "pytest_mlab.env.environment",
+    "TimeLimitReached": "pytest_mlab.env.environment",
+    "AlreadySubmitted": "pytest_mlab.env.environment",
+    "LLMClient": "pytest_mlab.llm", "Completion": "pytest_mlab.llm", "Usage": "pytest_mlab.llm",
+    "BudgetExceeded": "pytest_mlab.llm",
+    "Sandbox": "pytest_mlab.sandbox", "SandboxSpec": "pytest_mlab.sandbox",
+    "ExecResult": "pytest_mlab.sandbox", "ResourceLimits": "pytest_mlab.sandbox",
+}
+
+__all__ = ["ActionName", "Agent", "AgentContext", "AgentOptions", "AlreadySubmitted",
+           "BudgetExceeded", "Completion", "Environment", "ExecResult", "InvalidSubmission",
+           "LLMClient", "ResourceLimits", "Sandbox", "SandboxSpec", "StepLimitReached",
+           "TaskUnavailable", "TimeLimitReached", "TrialOver", "Usage", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_mlab' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mlab.core.task import TrialLimits, load_task
 from pytest_mlab.env.data import PreparedData, prepare_task
-from pytest_mlab.env.environment import Environment, Limits
+from pytest_mlab.env.environment import Environment
+from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.isolation import available
-from pytest_mlab.sandbox.resources import ResourceLimits
 from pytest_mlab.sandbox.local import LocalSandbox
-from pytest_mlab.core.task import load_task
-from pytest_mlab.env.workspace import Workspace, provision_workspace
+from pytest_mlab.sandbox.resources import ResourceLimits
+from pytest_mlab.sandbox.spec import SandboxSpec
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 SandboxFactory = Callable[[Workspace, ResourceLimits], Sandbox]
@@ -32,10 +33,10 @@ LIMITS = ResourceLimits(memory_bytes=512 << 20, processes=64, file_bytes=64 << 2
 
 
 def _local(workspace: Workspace, limits: ResourceLimits) -> Sandbox:
-    return LocalSandbox(
-        workspace.root, isolation="bwrap", protected=tuple(workspace.protected), limits=limits,
-        hidden=HIDDEN.hidden_paths(),
-    )
+    return LocalSandbox(SandboxSpec(
+        workspace.root, isolation="bwrap", protected=tuple(workspace.protected),
+        resources=limits, hidden=tuple(HIDDEN.hidden_paths()),
+    ))
 
 
 def _docker_engine() -> bool:
@@ -62,11 +63,11 @@ def make_sandbox(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
         else:
             from pytest_mlab.sandbox.docker import DockerSandbox
 
-            sandbox = DockerSandbox(
-                workspace.root, protected=tuple(workspace.protected), limits=limits,
+            sandbox = DockerSandbox(SandboxSpec(
+                workspace.root, protected=tuple(workspace.protected), resources=limits,
                 environment={"HOME": "/tmp", "PATH": "/usr/bin:/bin"},
-                hidden=HIDDEN.hidden_paths(),
-            )
+                hidden=tuple(HIDDEN.hidden_paths()),
+            ))
         made.append(sandbox)
         return sandbox
 
@@ -93,7 +94,7 @@ def env(
     yield Environment(
         research_problem="attack", entry="train.py", workspace=workspace,
         sandbox=make_sandbox(workspace, LIMITS),
-        limits=Limits(max_steps=100, max_time=600, script_timeout=60),
+        limits=TrialLimits(max_steps=100, max_time=600, script_timeout=60),
     )
 
 
@@ -221,7 +222,7 @@ def test_sleeping_past_the_timeout_is_stopped(world: tuple[Workspace, PreparedDa
     env = Environment(
         research_problem="attack", entry="train.py", workspace=workspace,
         sandbox=make_sandbox(workspace, LIMITS),
-        limits=Limits(max_steps=10, max_time=600, script_timeout=2),
+        limits=TrialLimits(max_steps=10, max_time=600, script_timeout=2),
     )
     observation = _script(env, "import time\ntime.sleep(120)\nprint('WOKE')\n")
     assert observation.startswith("The script was stopped after 2 seconds"), observation

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mlab.core.task import TrialLimits
+from pytest_mlab.core.trace import Trace
 from pytest_mlab.env.environment import (
     AlreadySubmitted,
     Environment,
-    Limits,
     StepLimitReached,
     TimeLimitReached,
 )
-from pytest_mlab.sandbox import LocalSandbox
-from pytest_mlab.core.trace import Trace
 from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 
 
 def make_env(tmp_path: Path, **limits: float) -> Environment:
@@ -27,8 +27,8 @@ def make_env(tmp_path: Path, **limits: float) -> Environment:
     defaults = {"max_steps": 20, "max_time": 60.0, "script_timeout": 30.0}
     return Environment(
         research_problem="do better", entry="train.py",
-        workspace=Workspace(root, {"data.csv": "hash"}), sandbox=LocalSandbox(root),
-        limits=Limits(**(defaults | limits)), trace=Trace(tmp_path / "trace.jsonl"),  # type: ignore[arg-type]
+        workspace=Workspace(root, {"data.csv": "hash"}), sandbox=LocalSandbox(SandboxSpec(root)),
+        limits=TrialLimits(**(defaults | limits)), trace=Trace(tmp_path / "trace.jsonl"),  # type: ignore[arg-type]
     )
 
 

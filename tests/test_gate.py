@@ -10,9 +10,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from pytest_mlab.analysis.gate import GateReport, Limit, compare, comparison_lines, parse_limit
-from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
+from pytest_mlab.analysis.gate import GateReport, Limit, compare
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
+from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
+from pytest_mlab.plugin.parsers import parse_limit
+from pytest_mlab.report.terminal import comparison_lines
 
 # --- the exact tests --------------------------------------------------------------------
 
@@ -146,7 +148,7 @@ def test_the_tripped_line_names_the_group_and_the_fall() -> None:
     (success, improvement) = report.comparisons
     assert (success.paired, success.test) == (False, "Fisher")
     assert improvement.p_value is None and improvement.failure is None
-    assert "TRIPPED" in comparison_lines(report)[2]
+    assert comparison_lines(report)[2][1] and "TRIPPED" in comparison_lines(report)[2][0]
 
 
 def test_paired_trials_use_only_the_discordant_pairs() -> None:
@@ -192,7 +194,7 @@ def test_groups_in_one_run_only_are_listed_not_gated() -> None:
     report = compare(before, after, SUCCESS)
     assert report.comparisons == [] and not report.tripped
     assert [g.label for g in report.only_baseline] == ["titanic/react/gpt-4"]
-    assert "gate not applied" in comparison_lines(report)[-1]
+    assert "gate not applied" in comparison_lines(report)[-1][0]
 
 
 # --- error rates on simulated runs ------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.analysis.saved_runs import HistoryError, Storage
+from pytest_mlab.analysis.saved_runs import SavedRunError, Storage
 from pytest_mlab.core.results import RunInfo, RunResults
 
 # Writes a fixed guess without running a script: the example task's held-out mean is near
@@ -83,8 +83,10 @@ def test_a_worse_run_trips_the_gate_with_one_line(pytester: pytest.Pytester, run
     newest = max(pytester.path.glob("reports/*/report.html"), key=lambda p: p.stat().st_mtime_ns)
     page = newest.read_text()
     assert '<section id="comparison">' in page
-    assert (f'<span class="tripped">gate tripped: guess/{AGENT} success 6/6 -&gt; 0/6 '
-            "(-100%, p=0.016; limit -10%)</span>") in page
+    assert (f'<li class="tripped">gate tripped: guess/{AGENT} success 6/6 -&gt; 0/6 '
+            "(-100%, p=0.016; limit -10%)</li>") in page
+    # The comparison arrives as data: the tripped row is marked, not found by its text.
+    assert f'<tr class="tripped"><td class="text">guess/{AGENT}</td><td class="text">success' in page
 
 
 def test_a_rerun_of_the_same_quality_passes_even_with_failed_trials(
@@ -212,7 +214,7 @@ def test_the_storage_finds_runs_by_number_name_and_path(tmp_path: Path) -> None:
     _results("run9").write(report / "results.json")
     assert storage.find("reports/run9", tmp_path) == report / "results.json"
     assert storage.find("reports/run9/results.json", tmp_path) == report / "results.json"
-    with pytest.raises(HistoryError, match=r"no saved run 'nope' .*latest: 0001_main, 0002"):
+    with pytest.raises(SavedRunError, match=r"no saved run 'nope' .*latest: 0001_main, 0002"):
         storage.find("nope", tmp_path)
 
 

@@ -6,13 +6,14 @@ from typing import Any, cast
 
 import pytest
 
+from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.env.actions import understand
 from pytest_mlab.env.actions.ai_edit import extract_code
 from pytest_mlab.env.actions.understand import blocks
-from pytest_mlab.env.environment import Environment, Limits
-from pytest_mlab.llm import Completion, LLMClient, Usage
-from pytest_mlab.sandbox import LocalSandbox
+from pytest_mlab.env.environment import Environment
 from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.llm import Completion, LLMClient, Usage
+from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 
 SCRIPT = "import os\n\ndef train():\n    return 1\n\nprint(train())\n"
 
@@ -41,8 +42,8 @@ def make_env(tmp_path: Path, *replies: str) -> tuple[Environment, FakeLLM]:
     llm = FakeLLM(list(replies))
     env = Environment(
         research_problem="make train() return 2", entry="train.py",
-        workspace=Workspace(root, {"data.csv": "hash"}), sandbox=LocalSandbox(root),
-        limits=Limits(max_steps=50, max_time=60.0, script_timeout=30.0),
+        workspace=Workspace(root, {"data.csv": "hash"}), sandbox=LocalSandbox(SandboxSpec(root)),
+        limits=TrialLimits(max_steps=50, max_time=60.0, script_timeout=30.0),
         llm=cast(LLMClient, llm),
     )
     return env, llm

@@ -168,13 +168,13 @@ def test_a_plugin_can_supply_the_sandbox(
     recorded("guess")
     pytester.makeconftest(
         """
-        from pytest_mlab.sandbox import LocalSandbox
+        from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 
         class Labelled:
             isolation = "labelled-for-test"
 
             def __init__(self, root):
-                self.inner = LocalSandbox(root)
+                self.inner = LocalSandbox(SandboxSpec(root))
 
             def run(self, argv, timeout):
                 return self.inner.run(argv, timeout)

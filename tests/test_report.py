@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from pytest_mlab.analysis.stats import wilson
+from pytest_mlab.core.results import RunInfo, RunResults, StepScore, TrialResult, UnreadableResults
+from pytest_mlab.core.trace import Step, Trace
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.html import render, write_report
 from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.report.rows import Row
-from pytest_mlab.core.results import RunInfo, RunResults, StepScore, TrialResult, UnreadableResults
-from pytest_mlab.analysis.stats import wilson
-from pytest_mlab.core.trace import Step, Trace
 
 # Newcombe (1998), Statistics in Medicine 17:857, method 3, and the closed forms
 # n/(n+z^2) and z^2/(n+z^2) at all and no successes (z = 1.959964).

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mlab.core.results import RunResults
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.model import build_report
-from pytest_mlab.core.results import RunResults
 
 CHROMIUM = shutil.which("chromium")
 WINDOW = (1280, 2000)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.sandbox import LocalSandbox
+from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 
 
 def _alive(pid: int) -> bool:
@@ -28,7 +28,7 @@ def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         "print('started', flush=True)\n"
         "time.sleep(300)\n"
     )
-    result = LocalSandbox(tmp_path).run([sys.executable, "spawn.py"], timeout=2)
+    result = LocalSandbox(SandboxSpec(tmp_path)).run([sys.executable, "spawn.py"], timeout=2)
     assert result.timed_out
     assert "started" in result.stdout
     child = int((tmp_path / "child.pid").read_text())
@@ -45,12 +45,12 @@ def test_credentials_are_scrubbed_from_the_environment(
     monkeypatch.setenv("HF_TOKEN", "hf-secret")
     monkeypatch.setenv("HARMLESS", "visible")
     (tmp_path / "env.py").write_text("import os\nprint(sorted(os.environ.items()))\n")
-    result = LocalSandbox(tmp_path).run([sys.executable, "env.py"], timeout=30)
+    result = LocalSandbox(SandboxSpec(tmp_path)).run([sys.executable, "env.py"], timeout=30)
     assert "visible" in result.stdout
     assert "secret" not in result.stdout
 
 
 def test_exit_code_and_stderr_come_back(tmp_path: Path) -> None:
     (tmp_path / "fail.py").write_text("import sys\nprint('oops', file=sys.stderr)\nsys.exit(3)\n")
-    result = LocalSandbox(tmp_path).run([sys.executable, "fail.py"], timeout=30)
+    result = LocalSandbox(SandboxSpec(tmp_path)).run([sys.executable, "fail.py"], timeout=30)
     assert (result.returncode, result.stderr.strip(), result.timed_out) == (3, "oops", False)

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.core.snapshots import Snapshotter, manifest_steps, read_manifest, restore
+from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
+from pytest_mlab.env.snapshotter import Snapshotter
 
 
 def test_unchanged_files_cost_nothing_and_restore_is_exact(tmp_path: Path) -> None:
@@ -87,9 +88,10 @@ def test_resuming_an_unknown_run_is_a_usage_error(
 
 
 def test_each_step_snapshot_follows_what_the_action_may_change(tmp_path: Path) -> None:
-    from pytest_mlab.env.environment import Environment, Limits
-    from pytest_mlab.sandbox import LocalSandbox
+    from pytest_mlab.core.task import TrialLimits
+    from pytest_mlab.env.environment import Environment
     from pytest_mlab.env.workspace import Workspace
+    from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -97,7 +99,8 @@ def test_each_step_snapshot_follows_what_the_action_may_change(tmp_path: Path) -
     manifests = tmp_path / "manifests"
     env = Environment(
         research_problem="x", entry="train.py", workspace=Workspace(root, {}),
-        sandbox=LocalSandbox(root), limits=Limits(10, 60, 30),
+        sandbox=LocalSandbox(SandboxSpec(root)),
+        limits=TrialLimits(max_steps=10, max_time=60, script_timeout=30),
         snapshots=Snapshotter(tmp_path / "objects", manifests, root, {}),
     )
     env.execute("Write File", file_name="notes/a.txt", content="a")

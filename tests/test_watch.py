@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.core.snapshots import Manifest, Snapshotter
+from pytest_mlab.core.snapshots import Manifest
+from pytest_mlab.env.snapshotter import Snapshotter
 from pytest_mlab.env.watch import WorkspaceWatch
 
 

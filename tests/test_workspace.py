@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.env.data import prepare_task
 from pytest_mlab.core.task import load_task
+from pytest_mlab.env.data import prepare_task
 from pytest_mlab.env.workspace import HARDLINK_MIN_BYTES, provision_workspace
 
 GUESS = Path(__file__).parent / "examples" / "guess"

@@ -24,21 +24,17 @@ wholes.
 
 from __future__ import annotations
 
-import argparse
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from math import fsum
 from typing import Literal
 
 from pytest_mlab.analysis.groups import RAN, Group, by_group
-from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
-from pytest_mlab.core.text import aligned
+from pytest_mlab.core.results import RunResults, TrialResult
 
 Metric = Literal["success", "improvement"]
 DEFAULT_ALPHA = 0.05
-_LIMIT = re.compile(r"(success|improvement):-?(\d+(?:\.\d*)?|\.\d+)(%?)")
 
 
 @dataclass(frozen=True)
@@ -68,29 +64,6 @@ class Limit:
             f"-> {comparison.current_text} ({comparison.delta_text}, p={comparison.p_gate_text}; "
             f"limit {self.fall_text})"
         )
-
-
-def parse_limit(text: str) -> Limit:
-    """``success:-10%``, ``improvement:-5%``, or the same as fractions: ``success:-0.1``."""
-    match = _LIMIT.fullmatch(text.strip())
-    if match is None or (not match.group(3) and float(match.group(2)) >= 1):
-        raise argparse.ArgumentTypeError(
-            "expected METRIC:-N% or METRIC:-FRACTION, METRIC being success or improvement "
-            f"(e.g. success:-10% or improvement:-0.05), got {text!r}"
-        )
-    value = float(match.group(2))
-    metric: Metric = "success" if match.group(1) == "success" else "improvement"
-    return Limit(metric, value / 100 if match.group(3) else value)
-
-
-def parse_alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a probability such as 0.05, got {text!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -157,6 +130,16 @@ class GateReport:
     @property
     def tripped(self) -> bool:
         return bool(self.failures)
+
+    @property
+    def summary(self) -> str:
+        """The gate's verdict in one line."""
+        limits = ", ".join(str(limit) for limit in self.limits)
+        if not self.comparisons:
+            return "gate not applied: no task x agent x llm ran in both runs"
+        if self.tripped:
+            return f"gate tripped on {len(self.failures)} comparison(s) ({limits})"
+        return f"gate passed: no significant fall beyond {limits} (alpha {self.alpha:g})"
 
 
 def _rate(successes: Sequence[bool]) -> tuple[float | None, str]:
@@ -247,28 +230,3 @@ def compare(
         only_baseline=sorted(before.keys() - after.keys()),
         only_current=sorted(after.keys() - before.keys()),
     )
-
-
-def comparison_lines(report: GateReport) -> list[str]:
-    """The terminal's table of the comparison, then the gate's verdict."""
-    header = ("group", "metric", "baseline", "now", "change", "p", "p (Holm)", "test", "")
-    rows = [header]
-    for c in report.comparisons:
-        rows.append((c.group.label, c.metric, c.baseline_text, c.current_text, c.delta_text,
-                     c.p_text, c.p_gate_text, c.test, "TRIPPED" if c.failure else ""))
-    lines = [f"compared with {report.baseline_name}", *aligned(rows)]
-    for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
-        if groups:
-            lines.append(f"{label}: {', '.join(g.label for g in groups)}")
-    if report.limits:
-        lines += report.failures or [verdict_line(report)]
-    return lines
-
-
-def verdict_line(report: GateReport) -> str:
-    limits = ", ".join(str(limit) for limit in report.limits)
-    if not report.comparisons:
-        return "gate not applied: no task x agent x llm ran in both runs"
-    if report.tripped:
-        return f"gate tripped on {len(report.failures)} comparison(s) ({limits})"
-    return f"gate passed: no significant fall beyond {limits} (alpha {report.alpha:g})"

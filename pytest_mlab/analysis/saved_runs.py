@@ -3,7 +3,6 @@ number, name or path (in the manner of pytest-benchmark's storage)."""
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,22 +10,11 @@ from pathlib import Path
 from pytest_mlab.core.results import RunResults, UnreadableResults
 
 DEFAULT_STORAGE = Path(".mlab") / "runs"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SAVED = re.compile(r"(\d{4,})_(.+)\.json")
 
 
-class HistoryError(Exception):
+class SavedRunError(Exception):
     """A saved run that cannot be found or read; the message is one sentence."""
-
-
-def save_name(text: str) -> str:
-    """A name for a saved run; empty means the run id."""
-    if text and not _NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            "expected a name of letters, digits, '.', '_' and '-' written after '=' "
-            f"(--mlab-save=NAME), got {text!r}"
-        )
-    return text
 
 
 @dataclass(frozen=True)
@@ -63,7 +51,7 @@ class Storage:
         runs = self.runs()
         if not wanted:
             if not runs:
-                raise HistoryError(f"no saved runs in {self.folder}; save one with --mlab-save")
+                raise SavedRunError(f"no saved runs in {self.folder}; save one with --mlab-save")
             return runs[-1].path
         if wanted.isdigit():
             matches = [run for run in runs if run.number == int(wanted)]
@@ -77,7 +65,7 @@ class Storage:
         if path.is_file():
             return path
         saved = ", ".join(run.path.stem for run in runs[-5:]) or "none"
-        raise HistoryError(
+        raise SavedRunError(
             f"no saved run {wanted!r} in {self.folder} (latest: {saved}) and no such "
             "results.json; give a number, a name or a path"
         )
@@ -87,4 +75,4 @@ def load(path: Path) -> RunResults:
     try:
         return RunResults.read(path)
     except UnreadableResults as exc:  # its message begins with the path
-        raise HistoryError(f"cannot read the run in {exc}") from None
+        raise SavedRunError(f"cannot read the run in {exc}") from None

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_mlab.core.results import RunResults, UnreadableResults
 from pytest_mlab.report.figures import improvement_figure, success_figure
 from pytest_mlab.report.rows import rows_of
 from pytest_mlab.report.svg import chart
-from pytest_mlab.core.results import RunResults, UnreadableResults
 
 PNG_HINT = "PNG needs matplotlib: pip install 'pytest-mlab[plot]'"
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from pytest_mlab.core.baseline import read_record
 from pytest_mlab.core.results import RunResults
-from pytest_mlab.core.task import MANIFEST, load_task
+from pytest_mlab.core.task import load_task
+from pytest_mlab.core.task_files import MANIFEST
 
 VALIDATION = "validation.json"
 README = "README.md"

@@ -1,21 +1,19 @@
-"""Baselines: recorded by one command into baseline.json, or measured per machine."""
+"""Baseline records: what ``--mlab-record-baseline`` writes into a task's baseline.json."""
 
 from __future__ import annotations
 
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pytest_mlab import __version__
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
+from pytest_mlab.core.version import __version__
 
 BASELINE_SCHEMA_VERSION = 1
 
@@ -85,20 +83,3 @@ def write_record(task: TaskSpec, scores: Sequence[float], command: str) -> Basel
     )
     task.baseline_record.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return record
-
-
-def measured_baseline(
-    task: TaskSpec, cache_dir: Path, run_id: str, measure_once: Callable[[], float]
-) -> Baseline:
-    """Measure once per session and machine; xdist workers share the result."""
-    folder = cache_dir / "baselines"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{task.name}-{task.content_hash()}-{machine_id()}-{run_id}.json"
-    with FileLock(str(path) + ".lock"):
-        if path.exists():
-            scores = json.loads(path.read_text(encoding="utf-8"))["scores"]
-        else:
-            scores = [measure_once() for _ in range(task.manifest.baseline.runs)]
-            path.write_text(json.dumps({"scores": scores}), encoding="utf-8")
-    mean, sd = summarize(scores)
-    return Baseline(mean, sd, len(scores), "measured")

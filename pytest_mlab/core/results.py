@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pytest_mlab import __version__
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.version import __version__
 
 SCHEMA_VERSION = 1
 Outcome = Literal["passed", "failed", "error", "skipped"]

@@ -1,14 +1,29 @@
-"""Where a trial's trace, snapshots and finished result live inside a run folder."""
+"""The layout of a run folder: the one place that knows where each file of a run lives.
+
+    <report dir>/<run id>/
+        results.json, report.html      written by the controller at the end
+        llm-spend.log                  the session's LLM spending, one line per call
+        traces/<trial>.jsonl           each trial's steps
+        traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
+        traces/<trial>.progress.json   a running trial's latest step, for the live display
+        snapshots/objects/             file contents shared by every trial
+        snapshots/<trial>/step-N.json  each trial's manifest per step
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_mlab.env.environment import ResumePoint
-from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
-from pytest_mlab.core.trace import read_trace
-from pytest_mlab.env.workspace import Workspace
+_RESULT = ".result.json"
+_PROGRESS = ".progress.json"
+
+
+def safe_name(text: str) -> str:
+    """``text`` as a file name: runs of other characters become one underscore."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
 @dataclass(frozen=True)
@@ -24,12 +39,12 @@ class TrialFiles:
     @property
     def result(self) -> Path:
         """Written when the trial is judged, so a resumed run can skip it."""
-        return self.run_dir / "traces" / f"{self.name}.result.json"
+        return self.run_dir / "traces" / f"{self.name}{_RESULT}"
 
     @property
     def progress(self) -> Path:
         """The latest step, for the live display; the result file marks the end."""
-        return self.run_dir / "traces" / f"{self.name}.progress.json"
+        return self.run_dir / "traces" / f"{self.name}{_PROGRESS}"
 
     @property
     def manifests(self) -> Path:
@@ -39,15 +54,44 @@ class TrialFiles:
     def objects(self) -> Path:
         return self.run_dir / "snapshots" / "objects"
 
-    def resume_into(self, workspace: Workspace) -> ResumePoint | None:
-        """Put the last snapshot into ``workspace``; None if nothing was recorded."""
-        if not self.trace.exists():
-            return None
-        steps = read_trace(self.trace)
-        recorded = [n for n in manifest_steps(self.manifests) if n <= len(steps)]
-        if not recorded:
-            return None
-        last = recorded[-1]
-        manifest = read_manifest(self.manifests, last)
-        restore(self.objects, manifest, workspace.root, workspace.protected)
-        return ResumePoint(tuple(steps[:last]))
+    @classmethod
+    def of_trace(cls, trace: Path) -> TrialFiles:
+        """The files of the trial whose trace is ``trace``."""
+        return cls(trace.parent.parent, trace.name.removesuffix(".jsonl"))
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    root: Path
+    """``<report dir>/<run id>``."""
+
+    @classmethod
+    def of(cls, report_dir: Path, run_id: str) -> RunFiles:
+        return cls(report_dir / run_id)
+
+    @property
+    def results(self) -> Path:
+        return self.root / "results.json"
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def spend_ledger(self) -> Path:
+        return self.root / "llm-spend.log"
+
+    @property
+    def traces(self) -> Path:
+        return self.root / "traces"
+
+    def trial(self, trial_id: str) -> TrialFiles:
+        """The files of the trial with this id (a node id or item name)."""
+        return TrialFiles(self.root, safe_name(trial_id))
+
+    def running(self) -> Iterator[TrialFiles]:
+        """Trials that have written progress but no result yet."""
+        for path in sorted(self.traces.glob(f"*{_PROGRESS}")):
+            files = TrialFiles(self.root, path.name.removesuffix(_PROGRESS))
+            if not files.result.exists():
+                yield files

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-MANIFEST = "task.toml"
-BASELINE_RECORD = "baseline.json"
+from pytest_mlab.core.task_files import BASELINE_RECORD, MANIFEST
+
 _NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null"}
 
 
@@ -29,7 +29,9 @@ class Metric(_Strict):
     direction: Literal["higher", "lower"]
 
 
-class Limits(_Strict):
+class TrialLimits(_Strict):
+    """The ``[limits]`` of task.toml; the command line may override them for a run."""
+
     max_steps: int = Field(default=50, gt=0)
     max_time: float = Field(default=1800.0, gt=0, description="Seconds for the whole trial.")
     script_timeout: float = Field(default=600.0, gt=0, description="Seconds for one script.")
@@ -64,7 +66,7 @@ class TaskManifest(_Strict):
     )
     threshold: float | None = Field(default=None, gt=0)
     metric: Metric
-    limits: Limits = Limits()
+    limits: TrialLimits = TrialLimits()
     resources: Resources = Resources()
     baseline: BaselinePolicy
 

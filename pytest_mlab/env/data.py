@@ -18,8 +18,8 @@ from filelock import FileLock
 
 from pytest_mlab.core.errors import PrepareError, TaskUnavailable
 from pytest_mlab.core.fingerprint import write_hashes
-from pytest_mlab.core.task_call import WorkerCrash, WorkerTimeout, call_worker
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.env.task_code import WorkerCrash, WorkerTimeout, call_worker
 
 PREPARE_TIMEOUT = 3600.0
 _DONE = ".prepared"

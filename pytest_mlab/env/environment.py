@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from pytest_mlab.core.task import TrialLimits
+from pytest_mlab.core.trace import Step, Trace
 from pytest_mlab.env.actions import (
     LLM_ACTIONS,
     LOW_LEVEL_ACTIONS,
@@ -16,13 +17,14 @@ from pytest_mlab.env.actions import (
     ActionError,
     EditHistory,
 )
+from pytest_mlab.env.actions.names import ActionName
 from pytest_mlab.env.actions.paths import inside, relative
-from pytest_mlab.llm import LLMClient, Usage
 from pytest_mlab.env.progress import ProgressFile
-from pytest_mlab.sandbox import Sandbox
-from pytest_mlab.core.snapshots import Snapshotter
-from pytest_mlab.core.trace import Step, Trace
+from pytest_mlab.env.resume import ResumePoint
+from pytest_mlab.env.snapshotter import Snapshotter
 from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.llm import LLMClient, Usage
+from pytest_mlab.sandbox import Sandbox
 
 
 class TrialOver(Exception):
@@ -41,25 +43,6 @@ class AlreadySubmitted(TrialOver):
     pass
 
 
-@dataclass(frozen=True)
-class ResumePoint:
-    """Where an interrupted trial stopped: its steps and the time they took."""
-
-    steps: tuple[Step, ...]
-
-    @property
-    def seconds(self) -> float:
-        """Time used before the interruption (the time between steps included)."""
-        return self.steps[-1].ended - self.steps[0].started if self.steps else 0.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_steps: int
-    max_time: float
-    script_timeout: float
-
-
 class Environment:
     """What an agent sees: the research problem, the actions, and its budget."""
 
@@ -70,7 +53,7 @@ class Environment:
         entry: str,
         workspace: Workspace,
         sandbox: Sandbox,
-        limits: Limits,
+        limits: TrialLimits,
         trace: Trace | None = None,
         actions: tuple[Action, ...] = LOW_LEVEL_ACTIONS,
         ask: Callable[[str], str] | None = None,
@@ -123,7 +106,7 @@ class Environment:
     def script_timeout(self) -> float:
         return max(0.0, min(self.limits.script_timeout, self.seconds_left))
 
-    def execute(self, action: str, **args: Any) -> str:
+    def execute(self, action: ActionName | str, **args: Any) -> str:
         """Perform one step and return its observation.
 
         Invalid requests come back as observations; ``TrialOver`` ends the trial.

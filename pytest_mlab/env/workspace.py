@@ -8,9 +8,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_mlab.env.data import PreparedData
 from pytest_mlab.core.fingerprint import changed_files, read_hashes, sha256_file
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.env.data import PreparedData
 
 # Files this large are hardlinked from the cache instead of copied. They are
 # read-only, and their content is verified before scoring.

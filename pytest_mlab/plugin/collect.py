@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from pytest_mlab.core.task import TaskFormatError, load_task
 from pytest_mlab.plugin.keys import AGENTS_KEY, SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.core.task import TaskFormatError, TaskSpec, load_task
-
-
-@dataclass(frozen=True)
-class TrialSpec:
-    task: TaskSpec
-    agent: str
-    llm: str | None
-    trial: int
-
-
-def trial_id(spec: TrialSpec) -> str:
-    parts = [spec.agent] + ([spec.llm] if spec.llm else []) + [f"t{spec.trial}"]
-    return f"{spec.task.name}[{'-'.join(parts)}]"
+from pytest_mlab.trial.spec import TrialSpec
 
 
 def run_trial_item(mlab_result: Any) -> None:
@@ -50,8 +37,6 @@ class TaskFile(pytest.File):
             for llm in llms:
                 for k in range(trials):
                     spec = TrialSpec(task=task, agent=agent_name, llm=llm, trial=k)
-                    item = TrialItem.from_parent(
-                        self, name=trial_id(spec), callobj=run_trial_item
-                    )
+                    item = TrialItem.from_parent(self, name=spec.name, callobj=run_trial_item)
                     item.stash[TRIAL_KEY] = spec
                     yield item

@@ -1,5 +1,5 @@
-"""Options and the end-of-run hook for saved runs, comparisons, the gate and the markdown
-summary. All of it runs on the controller, once the Reporter has written results.json."""
+"""Saved runs, the comparison with one, the gate and the markdown summary. All of it runs
+on the controller, once the Reporter has written results.json."""
 
 from __future__ import annotations
 
@@ -9,64 +9,16 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.analysis.gate import (
-    DEFAULT_ALPHA,
-    GateReport,
-    Limit,
-    compare,
-    comparison_lines,
-    parse_alpha,
-    parse_limit,
-)
-from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE, HistoryError, Storage, load, save_name
-from pytest_mlab.report.markdown import markdown
+from pytest_mlab.analysis.gate import DEFAULT_ALPHA, GateReport, Limit, compare
+from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE, SavedRunError, Storage, load
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.plugin.warnings import MlabWarning
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mlab", "pytest-mlab: ML agent benchmark")
-    group.addoption(
-        "--mlab-save", nargs="?", const="", type=save_name, dest="mlab_save", metavar="NAME",
-        help="Save this run's results in the storage folder as NNNN_NAME.json. "
-        "Default NAME: the run id.",
-    )
-    group.addoption(
-        "--mlab-autosave", action="store_true", dest="mlab_autosave",
-        help="Save every run in the storage folder, named by its run id.",
-    )
-    group.addoption(
-        "--mlab-storage", type=Path, dest="mlab_storage", metavar="DIR",
-        help=f"Folder of saved runs, relative to the rootdir. Default: {DEFAULT_STORAGE}.",
-    )
-    group.addoption(
-        "--mlab-compare", nargs="?", const="", dest="mlab_compare", metavar="RUN",
-        help="Compare this run with a saved one: its number (0003), its name, or a path to "
-        "any results.json, written after '='. Default RUN: the latest saved run.",
-    )
-    group.addoption(
-        "--mlab-compare-fail", action="append", type=parse_limit, dest="mlab_compare_fail",
-        metavar="EXPR",
-        help="Fail the session when a task x agent x llm falls by more than EXPR and the "
-        "fall is significant: success:-10%% (the success rate drops by more than 10 points), "
-        "improvement:-5%% (the mean improvement drops by more than 5 points); a fraction "
-        "works too (success:-0.1). Repeat for several. With a limit the gate decides the "
-        "exit status: failed trials are measurements, only errors and a tripped gate fail.",
-    )
-    group.addoption(
-        "--mlab-compare-alpha", type=parse_alpha, dest="mlab_compare_alpha", metavar="P",
-        help=f"Significance level of the gate's one-sided tests. Default: {DEFAULT_ALPHA}.",
-    )
-    group.addoption(
-        "--mlab-report-md", type=Path, dest="mlab_report_md", metavar="PATH",
-        help="Write a markdown summary (and the comparison) to PATH, e.g. "
-        "$GITHUB_STEP_SUMMARY.",
-    )
-    parser.addini("mlab_storage", "Folder of saved runs (see --mlab-storage).", type="string")
+from pytest_mlab.report.markdown import markdown
+from pytest_mlab.report.terminal import comparison_lines
 
 
 @dataclass(frozen=True)
-class HistoryOptions:
+class SavedRunOptions:
     storage: Storage
     save: str | None
     """None: do not save; '' : save under the run id."""
@@ -76,7 +28,7 @@ class HistoryOptions:
     markdown: Path | None
 
 
-def _options(config: pytest.Config) -> HistoryOptions:
+def _options(config: pytest.Config) -> SavedRunOptions:
     root, here = config.rootpath, config.invocation_params.dir
     folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
     storage = Storage(root / folder)
@@ -93,42 +45,42 @@ def _options(config: pytest.Config) -> HistoryOptions:
     if wanted is not None:
         try:
             baseline = storage.find(wanted, here)
-        except HistoryError as exc:
+        except SavedRunError as exc:
             if wanted or limits:
                 raise pytest.UsageError(f"--mlab-compare: {exc}") from None
             config.issue_config_time_warning(MlabWarning(f"--mlab-compare: {exc}"), stacklevel=2)
     markdown: Path | None = config.getoption("mlab_report_md")
-    return HistoryOptions(
+    return SavedRunOptions(
         storage=storage, save=save, baseline=baseline, limits=limits,
         alpha=config.getoption("mlab_compare_alpha") or DEFAULT_ALPHA,
         markdown=here / markdown if markdown else None,
     )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        return
+def register(config: pytest.Config) -> None:
+    """Register the saved-runs plugin on the controller, loading the run to compare with."""
     options = _options(config)
     baseline = None
     if options.baseline is not None:
         try:
             baseline = load(options.baseline)
-        except HistoryError as exc:
+        except SavedRunError as exc:
             raise pytest.UsageError(f"--mlab-compare: {exc}") from None
-    config.pluginmanager.register(History(config, options, baseline), "mlab-history")
+    config.pluginmanager.register(SavedRuns(config, options, baseline), "mlab-saved-runs")
 
 
-class History:
+class SavedRuns:
     """Saves, compares, gates and writes the markdown summary once the run is written."""
 
     def __init__(
-        self, config: pytest.Config, options: HistoryOptions, baseline: RunResults | None
+        self, config: pytest.Config, options: SavedRunOptions, baseline: RunResults | None
     ) -> None:
         self.config = config
         self.options = options
         self.baseline = baseline
+        self.report: GateReport | None = None
         self.lines: list[str] = []
-        self.failures: list[str] = []
+        """Where the run was saved and the markdown written."""
 
     def pytest_report_header(self) -> str | None:
         if self.options.baseline is None:
@@ -140,7 +92,7 @@ class History:
 
     def pytest_mlab_run_written(
         self, session: pytest.Session, run: RunResults
-    ) -> tuple[list[str], list[str]] | None:
+    ) -> GateReport | None:
         report = None
         if self.baseline is not None and self.options.baseline is not None:
             report = compare(
@@ -149,9 +101,7 @@ class History:
                     self.options.baseline, self.options.storage.folder, self.config.rootpath
                 ),
             )
-            self.lines += comparison_lines(report)
-            self.failures = report.failures if report.comparisons else self.lines[-1:]
-        comparison = (list(self.lines), list(self.failures)) if report is not None else None
+            self.report = report
         if self.options.save is not None:
             saved = self.options.storage.save(run, self.options.save)
             self.lines.append(f"saved: {saved.path}")
@@ -161,14 +111,17 @@ class History:
             self.lines.append(f"markdown: {self.options.markdown}")
         if report is not None and report.limits:
             session.exitstatus = _gated_exit(session, run, report)
-        return comparison
+        return report
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.lines:
+        if self.report is None and not self.lines:
             return
         terminalreporter.section("mlab history")
+        if self.report is not None:
+            for line, failed in comparison_lines(self.report):
+                terminalreporter.write_line(line, red=failed)
         for line in self.lines:
-            terminalreporter.write_line(line, red=line in self.failures)
+            terminalreporter.write_line(line)
 
 
 def _label(path: Path, storage: Path, root: Path) -> str:

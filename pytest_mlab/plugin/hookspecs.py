@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_mlab.analysis.gate import GateReport
     from pytest_mlab.core.results import RunResults, TrialResult
-    from pytest_mlab.sandbox import Sandbox
     from pytest_mlab.core.task import TaskSpec
     from pytest_mlab.env.workspace import Workspace
-
+    from pytest_mlab.sandbox import Sandbox
 
 
 @pytest.hookspec(firstresult=True)
@@ -26,9 +26,6 @@ def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None
 
 
 @pytest.hookspec(firstresult=True)
-def pytest_mlab_run_written(
-    session: pytest.Session, run: RunResults
-) -> tuple[list[str], list[str]] | None:
+def pytest_mlab_run_written(session: pytest.Session, run: RunResults) -> GateReport | None:
     """Called on the controller once results.json is written, before report.html is.
-    Return lines comparing the run with another, and those of them that failed, for the
-    report to show."""
+    Return the comparison of the run with another, for the report to show."""

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    # Used in the string subscripts below, which linters cannot see.
-    from pytest_mlab.env.agent import Agent
-    from pytest_mlab.plugin.collect import TrialSpec  # noqa: F401
+    # Named in the string subscripts below, so that importing this module stays cheap.
     from pytest_mlab.core.results import TrialResult  # noqa: F401
+    from pytest_mlab.env.agent import Agent
     from pytest_mlab.plugin.settings import Settings  # noqa: F401
+    from pytest_mlab.trial.spec import TrialSpec  # noqa: F401
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
 AGENTS_KEY = pytest.StashKey[dict[str, type["Agent"]]]()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.progress import read_progress
 from pytest_mlab.report import format as fmt
 
@@ -26,9 +27,9 @@ def progress_line(record: dict[str, Any]) -> str:
 
 
 class LiveProgress:
-    def __init__(self, config: pytest.Config, traces: Path) -> None:
+    def __init__(self, config: pytest.Config, run: RunFiles) -> None:
         self.config = config
-        self.traces = traces
+        self.run = run
         self._seen: dict[Path, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="mlab-progress", daemon=True)
@@ -52,15 +53,14 @@ class LiveProgress:
     def poll(self) -> list[str]:
         """Lines for the trials that took a step since the last poll."""
         lines = []
-        for path in sorted(self.traces.glob("*.progress.json")):
-            name = path.name.removesuffix(".progress.json")
+        for files in self.run.running():
             try:
-                stamp = path.stat().st_mtime_ns
-                if self._seen.get(path) == stamp or (self.traces / f"{name}.result.json").exists():
+                stamp = files.progress.stat().st_mtime_ns
+                if self._seen.get(files.progress) == stamp:
                     continue
-                record = read_progress(path)
+                record = read_progress(files.progress)
             except (OSError, ValueError):
                 continue  # gone, or replaced while read: the next poll sees it
-            self._seen[path] = stamp
+            self._seen[files.progress] = stamp
             lines.append(progress_line(record))
         return lines

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_mlab import __version__
-from pytest_mlab.core.baseline import write_record
-from pytest_mlab.plugin.collect import TrialItem
 from pytest_mlab.core.errors import InfrastructureError
-from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
-from pytest_mlab.report.terminal import summary_lines
-from pytest_mlab.core.task import load_task
 from pytest_mlab.core.vcs import commit_of
+from pytest_mlab.core.version import __version__
+from pytest_mlab.plugin.collect import TrialItem
+from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.report.terminal import summary_lines
+from pytest_mlab.trial.baseline import record_baselines
+from pytest_mlab.trial.judge import unrun_result
 
 if TYPE_CHECKING:
     from pytest_mlab.report.model import ReportModel
@@ -48,23 +48,15 @@ def _unrun_result(
 ) -> TrialResult:
     """The record of a trial that never reached its verdict: skipped, or an error."""
     spec = item.stash[TRIAL_KEY]
-    settings = item.config.stash[SETTINGS_KEY]
-    metric = spec.task.manifest.metric
-    result = TrialResult(
-        nodeid=item.nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm,
-        trial=spec.trial, metric=metric.name, direction=metric.direction,
-        outcome="skipped" if report.skipped else "error", success=False,
-        threshold=settings.threshold_for(spec.task),
-    )
+    threshold = item.config.stash[SETTINGS_KEY].overrides.threshold_for(spec.task)
     if report.skipped:
-        result.message = _skip_reason(report)
-    elif call.excinfo is not None:
-        error = call.excinfo.value
-        # An LLM error names the provider's exception, not our wrapper.
-        result.error_class = getattr(error, "error_class", None) or type(error).__name__
-        first_line = (str(error).strip().splitlines() or [""])[0]
-        result.message = f"{spec.task.name}: {result.error_class}: {first_line}"
-    return result
+        return unrun_result(item.nodeid, spec, threshold, "skipped", _skip_reason(report))
+    error = call.excinfo.value if call.excinfo is not None else None
+    # An LLM error names the provider's exception, not our wrapper.
+    error_class = getattr(error, "error_class", None) or type(error).__name__
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    message = f"{spec.task.name}: {error_class}: {first_line}"
+    return unrun_result(item.nodeid, spec, threshold, "error", message, error_class)
 
 
 class Reporter:
@@ -123,43 +115,20 @@ class Reporter:
             commit=commit_of(self.config.rootpath), settings=settings.header().splitlines(),
         )
         self.results.sort(key=lambda r: r.nodeid)
-        run_dir = settings.report_dir / settings.run_id
-        self.results_path = run_dir / "results.json"
+        files = settings.run_files
+        self.results_path = files.results
         results = RunResults(run=run, results=self.results)
-        results.write(self.results_path)
+        results.write(files.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=results)
         # Imported here: workers and runs without trials never render a report.
         from pytest_mlab.report.html import write_report
         from pytest_mlab.report.model import build_report
 
-        self.report = build_report(results, run_dir)
-        if comparison is not None:
-            self.report.comparison, self.report.comparison_failures = comparison
-        self.report_path = write_report(self.report, run_dir / "report.html")
+        self.report = build_report(results, files.root, comparison)
+        self.report_path = write_report(self.report, files.report)
         if settings.record_baseline is not None:
-            self.recorded = self._record_baselines(settings.record_baseline)
-
-    def _record_baselines(self, runs: int) -> list[str]:
-        by_task: dict[str, list[TrialResult]] = {}
-        for result in self.results:
-            by_task.setdefault(result.nodeid.split("::")[0], []).append(result)
-        lines = []
-        for manifest, results in sorted(by_task.items()):
-            task = load_task(self.config.rootpath / manifest)
-            scores = [r.score for r in results if r.score is not None and r.success]
-            if task.manifest.baseline.kind == "per-machine":
-                lines.append(f"{task.name}: per-machine baseline, measured every session; "
-                             "nothing recorded")
-            elif len(scores) < runs:
-                lines.append(f"{task.name}: only {len(scores)} of {runs} runs scored; "
-                             "nothing recorded")
-            else:
-                rel = task.root.relative_to(self.config.rootpath).as_posix()
-                command = f"pytest {rel} --agent=baseline --mlab-record-baseline={runs}"
-                record = write_record(task, scores, command)
-                lines.append(f"{task.name}: recorded {record.metric} mean={record.mean:.6g} "
-                             f"sd={record.sd:.3g} n={record.n} in {task.baseline_record}")
-        return lines
+            self.recorded = record_baselines(self.results, self.config.rootpath,
+                                             settings.record_baseline)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or not self.results:

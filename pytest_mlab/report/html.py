@@ -8,11 +8,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report import format as fmt
+from pytest_mlab.report.columns import columns
 from pytest_mlab.report.figures import improvement_figure, success_figure
 from pytest_mlab.report.model import ReportModel
 from pytest_mlab.report.svg import chart, step_chart
-from pytest_mlab.core.results import TrialResult
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -48,7 +49,7 @@ def render(model: ReportModel) -> str:
         "improvement": Markup(chart(improvement_figure(model.rows))),
     }
     template = _environment().get_template("report.html.j2")
-    return template.render(model=model, charts=charts)
+    return template.render(model=model, charts=charts, columns=columns("html"))
 
 
 def write_report(model: ReportModel, path: Path) -> Path:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_mlab.analysis.gate import GateReport, verdict_line
-from pytest_mlab.report import format as fmt
-from pytest_mlab.report.rows import rows_of
+from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import TrialResult
+from pytest_mlab.report.columns import columns, table
+from pytest_mlab.report.rows import rows_of
 
 
 def _cell(text: str) -> str:
@@ -20,16 +20,9 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def results_table(results: Sequence[TrialResult]) -> list[str]:
-    lines = [
-        _row(("task", "agent", "llm", "success", "mean improvement", "errors", "skipped")),
-        "|---|---|---|---:|---:|---:|---:|",
-    ]
-    for row in rows_of(results):
-        lines.append(_row((
-            row.task, row.agent, row.llm or "-", f"{row.passed}/{row.ran}",
-            fmt.percent(row.mean_improvement, signed=True), str(row.errors), str(row.skipped),
-        )))
-    return lines
+    header, *body = table(rows_of(results), "markdown")
+    align = "|".join("---" if c.text else "---:" for c in columns("markdown"))
+    return [_row(header), f"|{align}|", *(_row(cells) for cells in body)]
 
 
 def comparison_table(report: GateReport) -> list[str]:
@@ -51,10 +44,10 @@ def comparison_table(report: GateReport) -> list[str]:
     if report.limits:
         lines.append("")
         if report.tripped:
-            lines.append(f"**{verdict_line(report)}**")
+            lines.append(f"**{report.summary}**")
             lines += [f"- `{failure}`" for failure in report.failures]
         else:
-            lines.append(verdict_line(report))
+            lines.append(report.summary)
     return lines
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from pytest_mlab.report.rows import Row, label, rows_of
-from pytest_mlab.report.steps import TraceView, trace_view
+from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.report.rows import Row, label, rows_of
+from pytest_mlab.report.steps import TraceView, trace_view
 
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
 
@@ -45,24 +46,23 @@ class ReportModel(BaseModel):
     labels: list[str]
     """Agent (with LLM) labels in the order charts and tables use."""
     trials: list[TrialView]
-    comparison: list[str] = []
-    """The comparison with a saved run (--mlab-compare), as the terminal shows it."""
-    comparison_failures: list[str] = []
+    comparison: GateReport | None = None
+    """The comparison with a saved run (--mlab-compare) and the gate's verdict."""
 
 
 def _trace_view(result: TrialResult, run_dir: Path | None) -> TraceView:
     if result.trace is None:
         return TraceView(note="no trace: the trial never started")
-    recorded = Path(result.trace)
-    name = recorded.name.removesuffix(".jsonl")
-    files = TrialFiles(recorded.parent.parent, name)
+    files = TrialFiles.of_trace(Path(result.trace))
     # A copied or moved run folder still finds its own traces and snapshots.
-    if run_dir is not None and TrialFiles(run_dir, name).trace.exists():
-        files = TrialFiles(run_dir, name)
+    if run_dir is not None and TrialFiles(run_dir, files.name).trace.exists():
+        files = TrialFiles(run_dir, files.name)
     return trace_view(files.trace, files.manifests, files.objects)
 
 
-def build_report(results: RunResults, run_dir: Path | None = None) -> ReportModel:
+def build_report(
+    results: RunResults, run_dir: Path | None = None, comparison: GateReport | None = None
+) -> ReportModel:
     """``run_dir`` holds the run's traces/ and snapshots/; None reads them where recorded."""
     records = sorted(results.results, key=lambda r: r.nodeid)
     rows = rows_of(records)
@@ -85,5 +85,5 @@ def build_report(results: RunResults, run_dir: Path | None = None) -> ReportMode
     ]
     return ReportModel(
         header=header, rows=rows, tasks=sorted({r.task for r in records}),
-        labels=sorted({row.label for row in rows}), trials=trials,
+        labels=sorted({row.label for row in rows}), trials=trials, comparison=comparison,
     )

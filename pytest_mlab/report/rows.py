@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel
 
 from pytest_mlab.analysis.groups import RAN, by_group
-from pytest_mlab.core.results import TrialResult
 from pytest_mlab.analysis.stats import wilson
+from pytest_mlab.core.results import TrialResult
 
 
 class Row(BaseModel):

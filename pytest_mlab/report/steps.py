@@ -6,10 +6,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from pytest_mlab.report.diffs import FileChange, changes
 from pytest_mlab.core.snapshots import Manifest, manifest_steps, read_manifest
 from pytest_mlab.core.text import clip
 from pytest_mlab.core.trace import read_trace
+from pytest_mlab.report.diffs import FileChange, changes
 
 MAX_STEPS = 100
 MAX_OBSERVATION = 2_000

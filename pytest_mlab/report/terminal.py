@@ -1,26 +1,35 @@
-"""The terminal summary: the report's table, row for row, in plain text."""
+"""The terminal's tables: the report's rows, and the comparison with a saved run."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_mlab.report import format as fmt
-from pytest_mlab.report.rows import Row
+from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.text import aligned
-
-HEADER = ("task", "agent", "success", "95% CI", "valid", "mean improvement", "steps", "time",
-          "tokens", "cost", "errors", "skipped")
+from pytest_mlab.report.columns import table
+from pytest_mlab.report.rows import Row
 
 
 def summary_lines(rows: Sequence[Row]) -> list[str]:
     """One line per row of the report (rates over trials that ran; means per trial that ran)."""
-    table = [HEADER]
-    for row in rows:
-        table.append((
-            row.task, row.label, f"{row.passed}/{row.ran}",
-            fmt.interval(row.success_low, row.success_high), fmt.percent(row.valid_rate),
-            fmt.percent(row.mean_improvement, signed=True), fmt.count(row.mean_steps),
-            fmt.seconds(row.mean_seconds), fmt.count(row.mean_tokens), fmt.money(row.mean_cost),
-            str(row.errors), str(row.skipped),
-        ))
-    return aligned(table)
+    return aligned(table(list(rows), "terminal"))
+
+
+def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
+    """The comparison table, then the gate's verdict; each line with whether it failed."""
+    header = ("group", "metric", "baseline", "now", "change", "p", "p (Holm)", "test", "")
+    rows = [header]
+    for c in report.comparisons:
+        rows.append((c.group.label, c.metric, c.baseline_text, c.current_text, c.delta_text,
+                     c.p_text, c.p_gate_text, c.test, "TRIPPED" if c.failure else ""))
+    lines = [(f"compared with {report.baseline_name}", False)]
+    lines += [(line, "TRIPPED" in line) for line in aligned(rows)]
+    for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
+        if groups:
+            lines.append((f"{label}: {', '.join(g.label for g in groups)}", False))
+    if report.limits:
+        if report.tripped:
+            lines += [(failure, True) for failure in report.failures]
+        else:
+            lines.append((report.summary, not report.comparisons))
+    return lines

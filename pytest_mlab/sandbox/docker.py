@@ -12,18 +12,19 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.capture import Stream
-from pytest_mlab.sandbox.docker_image import SKELETON_IMAGE, ensure_skeleton_image
-from pytest_mlab.sandbox.resources import ResourceLimits
-from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
+from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_ENV, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
+CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
 
@@ -57,25 +58,14 @@ def _host_mounts() -> dict[str, dict[str, str]]:
 class DockerSandbox:
     isolation = "docker"
 
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        image: str = SKELETON_IMAGE,
-        run_id: str = "",
-        protected: Sequence[str] = (),
-        limits: ResourceLimits | None = None,
-        environment: Mapping[str, str] | None = None,
-        gpus: Sequence[str] = (),
-        hidden: Sequence[Path] = (),
-    ) -> None:
+    def __init__(self, spec: SandboxSpec) -> None:
         import docker.types
 
         self.client = _client()
-        limits = limits or ResourceLimits()
-        self.environment = dict(environment or {})
+        limits, workspace, image = spec.resources, spec.workspace, spec.image
+        self.environment = CONTAINER_ENV | SANDBOX_ENV | dict(spec.environment)
         volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
-        for rel in protected:
+        for rel in spec.protected:
             if (workspace / rel).exists():
                 volumes[str((workspace / rel).resolve())] = {
                     "bind": f"{SANDBOX_WORKSPACE}/{rel}", "mode": "ro"
@@ -87,18 +77,19 @@ class DockerSandbox:
             self.python = sys.executable
         # Installed data the answers could be read from: folders covered by empty ones,
         # files by /dev/null.
-        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in hidden if path.is_dir()}
+        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in spec.hidden if path.is_dir()}
         blanks = [
             docker.types.Mount(str(path), "/dev/null", type="bind", read_only=True)
-            for path in hidden if path.is_file()
+            for path in spec.hidden if path.is_file()
         ]
-        requests = [docker.types.DeviceRequest(device_ids=list(gpus), capabilities=[["gpu"]])]
+        gpus = list(spec.gpus)
+        requests = [docker.types.DeviceRequest(device_ids=gpus, capabilities=[["gpu"]])]
         try:
             self.container = self.client.containers.run(
                 image, ["sleep", "infinity"], detach=True, network_mode="none",
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
-                environment=self.environment, labels={LABEL: run_id}, read_only=True,
+                environment=self.environment, labels={LABEL: spec.run_id}, read_only=True,
                 tmpfs=tmpfs, mounts=blanks, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 ulimits=[
                     docker.types.Ulimit(name=name, soft=value, hard=value)

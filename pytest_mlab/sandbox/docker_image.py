@@ -10,7 +10,8 @@ import io
 import tarfile
 from typing import Any
 
-SKELETON_IMAGE = "pytest-mlab-sandbox:latest"
+from pytest_mlab.sandbox.spec import SKELETON_IMAGE
+
 _FOLDERS = ("usr", "etc", "tmp", "workspace", "proc", "dev", "sys", "root")
 _LINKS = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 from typing import Literal
 
+from pytest_mlab.core.errors import SandboxError
+
 Isolation = Literal["bwrap", "netns", "none"]
 CHOICES: tuple[str, ...] = ("auto", "bwrap", "netns", "none")
 DESCRIPTIONS: dict[Isolation, str] = {
@@ -42,6 +44,16 @@ FIXES: dict[Isolation, str] = {
     "netns": "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
     "none": "",
 }
+
+
+def isolation_in_force(requested: str) -> Isolation:
+    """The level a sandbox gets for ``requested``; probed on first use, not at start-up."""
+    level = best_available(requested)
+    if level is None:
+        raise SandboxError(
+            f"isolation {requested!r} does not work here: {FIXES[requested]}"  # type: ignore[index]
+        )
+    return level
 
 
 def best_available(requested: str) -> Isolation | None:

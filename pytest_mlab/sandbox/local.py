@@ -14,8 +14,9 @@ from pathlib import Path
 
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.capture import run_captured
-from pytest_mlab.sandbox.isolation import Isolation
-from pytest_mlab.sandbox.resources import ResourceLimits, pids_cgroup, preexec
+from pytest_mlab.sandbox.isolation import Isolation, isolation_in_force
+from pytest_mlab.sandbox.resources import pids_cgroup, preexec
+from pytest_mlab.sandbox.spec import SandboxSpec
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 # Variables of the harness itself: where the cache and its answers live.
@@ -86,24 +87,15 @@ def bwrap_argv(
 class LocalSandbox:
     """Runs programs in the workspace with the strongest isolation asked for."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        isolation: Isolation = "none",
-        protected: Sequence[str] = (),
-        limits: ResourceLimits | None = None,
-        extra_env: Mapping[str, str] | None = None,
-        hidden: Sequence[Path] = (),
-    ) -> None:
-        self.workspace = workspace.resolve()
-        self.hidden = tuple(hidden)
+    def __init__(self, spec: SandboxSpec) -> None:
+        self.workspace = spec.workspace.resolve()
+        self.hidden = spec.hidden
         """Installed data the answers could be read from; only bubblewrap can hide it."""
-        self.isolation = isolation
-        self.protected = tuple(protected)
-        self.limits = limits or ResourceLimits()
-        self.environ = scrubbed_environ(os.environ) | SANDBOX_ENV | dict(extra_env or {})
-        if isolation == "bwrap":
+        self.isolation: Isolation = isolation_in_force(spec.isolation)
+        self.protected = spec.protected
+        self.limits = spec.resources
+        self.environ = scrubbed_environ(os.environ) | SANDBOX_ENV | dict(spec.environment)
+        if self.isolation == "bwrap":
             self.environ |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:

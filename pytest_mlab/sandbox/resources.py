@@ -104,7 +104,3 @@ def preexec(limits: ResourceLimits, cgroup: Path | None) -> Callable[[], None]:
             resource.setrlimit(kind, (value, value))
 
     return apply
-
-
-def process_limit_in_force(cgroup: Path | None) -> bool:
-    return cgroup is not None or os.geteuid() != 0

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pytest_mlab.env.data import PreparedData
 from pytest_mlab.core.errors import ScorerError
-from pytest_mlab.core.task_call import WorkerCrash, WorkerTimeout, call_worker
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.env.data import PreparedData
+from pytest_mlab.env.task_code import WorkerCrash, WorkerTimeout, call_worker
 from pytest_mlab.env.workspace import Workspace
 
 

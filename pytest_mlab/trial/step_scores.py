@@ -5,13 +5,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from pytest_mlab.env.data import PreparedData
 from pytest_mlab.core.results import StepScore
-from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
 from pytest_mlab.core.task import TaskSpec
-from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.workspace import provision_workspace
+from pytest_mlab.trial.scoring import score_workspace
 
 
 def score_steps(

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.env.data import PreparedData
 from pytest_mlab.core.fingerprint import write_hashes
-from pytest_mlab.core.snapshots import Snapshotter
 from pytest_mlab.core.task import load_task
 from pytest_mlab.core.trace import Step, Trace
+from pytest_mlab.env.data import PreparedData
+from pytest_mlab.env.snapshotter import Snapshotter
 from pytest_mlab.env.workspace import provision_workspace
 
 pytestmark = pytest.mark.slow

@@ -4,16 +4,12 @@ range of its lines; the change is saved with a backup for Undo and shown as a di
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
 
-from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 from pytest_mlab.env.actions.files import READ_LIMIT, _writable
 from pytest_mlab.env.actions.llm_call import ask, fenced
 from pytest_mlab.env.actions.paths import inside, relative
-from pytest_mlab.core.text import clip
-
-if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
 
 EDIT_MAX_CHARS = 100_000
 """The most text sent to the edit model in one request."""
@@ -24,7 +20,7 @@ _ANSWER_FORMAT = (
 )
 
 
-def _source(env: Environment, script_name: str, *, missing_ok: bool) -> tuple[str, str]:
+def _source(env: ActionContext, script_name: str, *, missing_ok: bool) -> tuple[str, str]:
     """The script's name in the workspace and its exact text (line endings kept)."""
     path = inside(env.workspace.root, script_name)
     rel = relative(env.workspace.root, path)
@@ -56,7 +52,7 @@ def extract_code(reply: str) -> list[str]:
     return found[-1] if found else reply.splitlines()
 
 
-def _save(env: Environment, save_name: str, old_rel: str, old: str, new: str) -> str:
+def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) -> str:
     path, rel = _writable(env, save_name)
     env.edits.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -76,7 +72,7 @@ def _guard(text: str, what: str) -> None:
                           f"{EDIT_MAX_CHARS} an edit may cover; edit a range of lines.")
 
 
-def edit_script(env: Environment, script_name: str, edit_instruction: str,
+def edit_script(env: ActionContext, script_name: str, edit_instruction: str,
                 save_name: str) -> str:
     rel, old = _source(env, script_name, missing_ok=True)
     _writable(env, save_name)  # refuse before paying for the model's answer
@@ -92,7 +88,7 @@ def edit_script(env: Environment, script_name: str, edit_instruction: str,
     return _save(env, save_name, rel, old, "\n".join(lines) + "\n" if lines else "")
 
 
-def edit_script_segment(env: Environment, script_name: str, start_line_number: int,
+def edit_script_segment(env: ActionContext, script_name: str, start_line_number: int,
                         end_line_number: int, edit_instruction: str, save_name: str) -> str:
     rel, old = _source(env, script_name, missing_ok=False)
     lines = old.splitlines(keepends=True)

@@ -4,10 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
+    from pytest_mlab.env.actions.edits import EditHistory
+    from pytest_mlab.env.workspace import Workspace
+    from pytest_mlab.llm import LLMClient
+    from pytest_mlab.sandbox import Sandbox
+
+
+class ActionContext(Protocol):
+    """What an action may use of the environment it runs in (``Environment`` is one)."""
+
+    research_problem: str
+    workspace: Workspace
+    sandbox: Sandbox
+    edits: EditHistory
+    llm: LLMClient | None
+    research_log: list[str]
+    ask: Callable[[str], str] | None
+
+    @property
+    def seconds_left(self) -> float: ...
+
+    def script_timeout(self) -> float: ...
+
+    def submit(self, answer: str) -> None: ...
+
+    def note_exit_code(self, code: int) -> None: ...
 
 
 class ActionError(Exception):
@@ -51,7 +75,7 @@ class Action:
         args = ", ".join(f'"{arg}": <{text}>' for arg, text in self.parameters.items())
         return f"{self.name}: {self.description}\n  Action Input: {{{args}}}"
 
-    def __call__(self, env: Environment, args: dict[str, Any]) -> str:
+    def __call__(self, env: ActionContext, args: dict[str, Any]) -> str:
         missing = [arg for arg in self.parameters if arg not in args]
         extra = [arg for arg in args if arg not in self.parameters]
         if missing or extra:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 from pytest_mlab.env.actions.files import READ_LIMIT
 from pytest_mlab.env.actions.paths import inside, relative
-from pytest_mlab.core.text import clip
-
-if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
 
 
 class EditHistory:
@@ -40,7 +36,7 @@ class EditHistory:
         return True
 
 
-def undo_edit_script(env: Environment, script_name: str) -> str:
+def undo_edit_script(env: ActionContext, script_name: str) -> str:
     path = inside(env.workspace.root, script_name)
     rel = relative(env.workspace.root, path)
     if not env.edits.undo(path):

@@ -5,19 +5,18 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from pytest_mlab.env.actions.base import Action, ActionError
-from pytest_mlab.env.actions.paths import inside, relative
 from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
+from pytest_mlab.env.actions.paths import inside, relative
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pytest_mlab.env.environment import Environment
 
 OUTPUT_LIMIT = 10_000
 
 
-def _run(env: Environment, argv: Sequence[str], what: str, timeout: float | None = None) -> str:
+def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | None = None) -> str:
     timeout = env.script_timeout() if timeout is None else timeout
     result = env.sandbox.run(argv, timeout)
     env.note_exit_code(result.returncode)
@@ -31,22 +30,22 @@ def _run(env: Environment, argv: Sequence[str], what: str, timeout: float | None
     return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
 
 
-def execute_script(env: Environment, script_name: str) -> str:
+def execute_script(env: ActionContext, script_name: str) -> str:
     path = inside(env.workspace.root, script_name)
     if path.suffix != ".py" or not path.is_file():
         raise ActionError(f"{script_name!r} is not a Python script in the workspace.")
     return _run(env, [sys.executable, relative(env.workspace.root, path)], "The script")
 
 
-def python_repl(env: Environment, command: str) -> str:
+def python_repl(env: ActionContext, command: str) -> str:
     return _run(env, [sys.executable, "-c", command], "The code")
 
 
-def run_command(env: Environment, command: str) -> str:
+def run_command(env: ActionContext, command: str) -> str:
     return _run(env, ["/bin/sh", "-c", command], "The command", max(0.0, env.seconds_left))
 
 
-def final_answer(env: Environment, final_answer: str) -> str:
+def final_answer(env: ActionContext, final_answer: str) -> str:
     env.submit(final_answer)
     return "Final answer submitted; the workspace will be scored."
 

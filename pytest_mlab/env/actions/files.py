@@ -5,20 +5,19 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING
 
-from pytest_mlab.env.actions.base import Action, ActionError
-from pytest_mlab.env.actions.paths import inside, relative
 from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
+from pytest_mlab.env.actions.paths import inside, relative
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_mlab.env.environment import Environment
 
 READ_LIMIT = 20_000
 INSPECT_MAX_LINES = 100
 
 
-def list_files(env: Environment, dir_path: str) -> str:
+def list_files(env: ActionContext, dir_path: str) -> str:
     folder = inside(env.workspace.root, dir_path)
     if not folder.is_dir():
         raise ActionError(f"{dir_path!r} is not a directory in the workspace.")
@@ -26,7 +25,7 @@ def list_files(env: Environment, dir_path: str) -> str:
     return "\n".join(names) if names else "(empty directory)"
 
 
-def _text_of(env: Environment, file_name: str) -> tuple[Path, str]:
+def _text_of(env: ActionContext, file_name: str) -> tuple[Path, str]:
     path = inside(env.workspace.root, file_name)
     if not path.is_file():
         raise ActionError(f"{file_name!r} is not a file in the workspace.")
@@ -36,11 +35,11 @@ def _text_of(env: Environment, file_name: str) -> tuple[Path, str]:
         raise ActionError(f"{file_name!r} is not a UTF-8 text file.") from None
 
 
-def read_file(env: Environment, file_name: str) -> str:
+def read_file(env: ActionContext, file_name: str) -> str:
     return clip(_text_of(env, file_name)[1], READ_LIMIT)
 
 
-def _writable(env: Environment, file_name: str) -> tuple[Path, str]:
+def _writable(env: ActionContext, file_name: str) -> tuple[Path, str]:
     path = inside(env.workspace.root, file_name)
     rel = relative(env.workspace.root, path)
     if rel in env.workspace.protected:
@@ -50,7 +49,7 @@ def _writable(env: Environment, file_name: str) -> tuple[Path, str]:
     return path, rel
 
 
-def write_file(env: Environment, file_name: str, content: str) -> str:
+def write_file(env: ActionContext, file_name: str, content: str) -> str:
     path, rel = _writable(env, file_name)
     env.edits.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +57,7 @@ def write_file(env: Environment, file_name: str, content: str) -> str:
     return f"Wrote {len(content)} characters to {rel}."
 
 
-def append_file(env: Environment, file_name: str, content: str) -> str:
+def append_file(env: ActionContext, file_name: str, content: str) -> str:
     path, rel = _writable(env, file_name)
     env.edits.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +66,7 @@ def append_file(env: Environment, file_name: str, content: str) -> str:
     return f"Appended {len(content)} characters to {rel}."
 
 
-def copy_file(env: Environment, source: str, destination: str) -> str:
+def copy_file(env: ActionContext, source: str, destination: str) -> str:
     origin = inside(env.workspace.root, source)
     if not origin.is_file():
         raise ActionError(f"{source!r} is not a file in the workspace.")
@@ -79,7 +78,7 @@ def copy_file(env: Environment, source: str, destination: str) -> str:
 
 
 def inspect_script_lines(
-    env: Environment, script_name: str, start_line_number: int, end_line_number: int
+    env: ActionContext, script_name: str, start_line_number: int, end_line_number: int
 ) -> str:
     _, text = _text_of(env, script_name)
     lines = text.splitlines()

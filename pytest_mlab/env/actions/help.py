@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_mlab.env.actions.base import Action, ActionError
-
-if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 
 
-def request_help(env: Environment, request: str) -> str:
+def request_help(env: ActionContext, request: str) -> str:
     if env.ask is None:
         raise ActionError("Request Help is only available in an interactive run.")
     return env.ask(request)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_mlab.env.actions.base import ActionError
+from pytest_mlab.env.actions.base import ActionContext, ActionError
 
 if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
     from pytest_mlab.llm import Role
 
 
-def ask(env: Environment, prompt: str, role: Role) -> str:
+def ask(env: ActionContext, prompt: str, role: Role) -> str:
     """The model's reply to ``prompt``, stripped; empty if it said nothing."""
     if env.llm is None:
         raise ActionError("This action needs an LLM, and this run has none.")

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 from pytest_mlab.env.actions.files import READ_LIMIT
 from pytest_mlab.env.actions.llm_call import ask
-from pytest_mlab.core.text import clip
-
-if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
 
 LOG_PROMPT_LIMIT = 40_000
 """The most of the log a prompt holds; beyond it the middle is elided."""
 
 
-def _log(env: Environment) -> str:
+def _log(env: ActionContext) -> str:
     entries = (f"[{n}] {entry}" for n, entry in enumerate(env.research_log, 1))
     return clip("\n\n".join(entries), LOG_PROMPT_LIMIT)
 
 
-def reflection(env: Environment, things_to_reflect_on: str) -> str:
+def reflection(env: ActionContext, things_to_reflect_on: str) -> str:
     if not things_to_reflect_on.strip():
         raise ActionError("Say what to reflect on in things_to_reflect_on.")
     log = _log(env) or "(nothing recorded yet)"
@@ -33,7 +28,7 @@ def reflection(env: Environment, things_to_reflect_on: str) -> str:
     return clip(reply, READ_LIMIT) if reply else "The model gave an empty reflection."
 
 
-def retrieval_from_research_log(env: Environment, current_plan: str) -> str:
+def retrieval_from_research_log(env: ActionContext, current_plan: str) -> str:
     if not current_plan.strip():
         raise ActionError("Give the current plan in current_plan.")
     if not env.research_log:
@@ -46,7 +41,7 @@ def retrieval_from_research_log(env: Environment, current_plan: str) -> str:
     return clip(reply, READ_LIMIT) if reply else "The model retrieved nothing from the log."
 
 
-def append_summary(env: Environment, content: str) -> str:
+def append_summary(env: ActionContext, content: str) -> str:
     if not content.strip():
         raise ActionError("There is nothing to append: content is empty.")
     env.research_log.append(content.strip())

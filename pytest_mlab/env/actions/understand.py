@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_mlab.env.actions.base import Action, ActionError
+from pytest_mlab.core.text import clip
+from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 from pytest_mlab.env.actions.files import READ_LIMIT
 from pytest_mlab.env.actions.llm_call import ask, fenced
 from pytest_mlab.env.actions.paths import inside, relative
-from pytest_mlab.core.text import clip
-
-if TYPE_CHECKING:
-    from pytest_mlab.env.environment import Environment
 
 BLOCK_CHARS = 10_000
 MAX_BLOCKS = 20
 
 
-def _head(env: Environment, file_name: str, limit: int) -> tuple[str, str, bool]:
+def _head(env: ActionContext, file_name: str, limit: int) -> tuple[str, str, bool]:
     """The file's name in the workspace, its first ``limit`` characters, and whether
     there is more. Data files can be huge, so no more than that is read."""
     path = inside(env.workspace.root, file_name)
@@ -53,7 +48,7 @@ def blocks(text: str, size: int) -> list[tuple[int, int, str]]:
     return found
 
 
-def understand_file(env: Environment, file_name: str, things_to_look_for: str) -> str:
+def understand_file(env: ActionContext, file_name: str, things_to_look_for: str) -> str:
     if not things_to_look_for.strip():
         raise ActionError("Say what to look for in things_to_look_for.")
     rel, text, more = _head(env, file_name, BLOCK_CHARS * MAX_BLOCKS)

@@ -1,6 +1,7 @@
 """Runs a task's ``prepare()`` or ``score()`` in a process of its own.
 
-Usage: ``python -m pytest_mlab.core.task_worker {prepare|score} TASK_SCRIPT DIR_A DIR_B RESULT_JSON``.
+Usage: ``python -m pytest_mlab.env.task_worker VERB TASK_SCRIPT DIR_A DIR_B RESULT_JSON``,
+VERB being prepare or score.
 The outcome goes to RESULT_JSON, not stdout, because task code may print freely.
 """
 

@@ -1,4 +1,4 @@
-"""Call ``pytest_mlab.core.task_worker`` in a child process and read back its verdict."""
+"""Call ``pytest_mlab.env.task_worker`` in a child process and read back its verdict."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def call_worker(
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mlab-worker-") as tmp:
         out = Path(tmp) / "result.json"
-        argv = [sys.executable, "-m", "pytest_mlab.core.task_worker", verb, str(script)]
+        argv = [sys.executable, "-m", "pytest_mlab.env.task_worker", verb, str(script)]
         argv += [str(first), str(second), str(out)]
         result = run_captured(argv, cwd=cwd, env=os.environ, timeout=timeout)
         output = (result.stdout + result.stderr)[-4000:]

@@ -1,0 +1,71 @@
+"""The LLM settings of a session, and the client each trial gets from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_mlab.llm import LLMClient, LLMConfig
+from pytest_mlab.llm.cache import CACHE_MODES, CacheMode, ReplyCache
+from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.plugin import parsers
+from pytest_mlab.plugin.resolve import resolve
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    fast: str | None = None
+    """--mlab-fast-llm; None: the trial's --llm."""
+    edit: str | None = None
+    api_base: str | None = None
+    timeout: float = 120.0
+    retries: int = 4
+    backoff: float = 1.0
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    max_session_cost: float | None = None
+    cache: CacheMode = "off"
+    cache_dir: Path = Path(".mlab/llm-cache")
+
+    def header(self) -> str:
+        budgets = [f"{self.max_tokens} tokens" if self.max_tokens else "",
+                   f"${self.max_cost:g}" if self.max_cost else ""]
+        cache = self.cache + (f" ({self.cache_dir})" if self.cache != "off" else "")
+        return (
+            f"mlab: llm fast={self.fast or '(--llm)'} edit={self.edit or '(--llm)'} "
+            f"api_base={self.api_base or 'provider'} cache={cache} "
+            f"budget per trial={' and '.join(b for b in budgets if b) or 'none'}"
+            + (f" per session=${self.max_session_cost:g}" if self.max_session_cost else "")
+        )
+
+    def client(self, model: str, ledger: CostLedger, label: str) -> LLMClient:
+        """The client of one trial whose main model is ``model``."""
+        config = LLMConfig(
+            main=model, fast=self.fast or model, edit=self.edit or model,
+            api_base=self.api_base, timeout=self.timeout, retries=self.retries,
+            backoff=self.backoff, max_tokens=self.max_tokens, max_cost=self.max_cost,
+            cache=None if self.cache == "off" else ReplyCache(self.cache_dir, self.cache),
+            ledger=ledger,
+        )
+        return LLMClient(config, label=label)
+
+
+def resolve_llm_settings(config: pytest.Config) -> LLMSettings:
+    cache_dir = resolve(config, "mlab_llm_cache_dir", "MLAB_LLM_CACHE_DIR", Path,
+                        Path(".mlab/llm-cache"))
+    return LLMSettings(
+        fast=config.getoption("mlab_fast_llm"),
+        edit=config.getoption("mlab_edit_llm"),
+        api_base=resolve(config, "mlab_llm_api_base", "MLAB_LLM_API_BASE", str, None),
+        timeout=resolve(config, "mlab_llm_timeout", None, parsers.positive_float, 120.0),
+        retries=resolve(config, "mlab_llm_retries", None, parsers.whole_number, 4),
+        backoff=resolve(config, "mlab_llm_backoff", None, parsers.positive_float, 1.0),
+        max_tokens=config.getoption("mlab_max_tokens"),
+        max_cost=config.getoption("mlab_max_cost"),
+        max_session_cost=config.getoption("mlab_max_session_cost"),
+        cache=resolve(config, "mlab_llm_cache", "MLAB_LLM_CACHE", parsers.choice(CACHE_MODES),
+                      "off"),
+        cache_dir=(config.rootpath / cache_dir.expanduser()).resolve(),
+    )

@@ -1,0 +1,163 @@
+"""The command-line options and their ini twins, declared once per group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_mlab.analysis.gate import DEFAULT_ALPHA
+from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
+from pytest_mlab.llm.cache import CACHE_MODES
+from pytest_mlab.plugin import parsers
+from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
+from pytest_mlab.sandbox.spec import SKELETON_IMAGE
+from pytest_mlab.trial.spec import RETENTIONS
+
+
+class _Group:
+    """Declares options of one group; ``ini=`` also declares the ini key of the same name."""
+
+    def __init__(self, parser: pytest.Parser) -> None:
+        self.parser = parser
+        self.group = parser.getgroup("mlab", "pytest-mlab: ML agent benchmark")
+
+    def __call__(self, flag: str, dest: str, help: str, *, ini: str | None = None,
+                 **kwargs: Any) -> None:
+        self.group.addoption(flag, dest=dest, help=help, **kwargs)
+        if ini is not None:
+            kind = "linelist" if kwargs.get("action") == "append" else "string"
+            self.parser.addini(dest, f"{ini} (see {flag}).", type=kind)  # type: ignore[arg-type]
+
+
+def add_options(parser: pytest.Parser) -> None:
+    option = _Group(parser)
+    _run_options(option)
+    _sandbox_options(option)
+    _llm_options(option)
+    _agent_options(option)
+    _report_options(option)
+
+
+def _run_options(option: _Group) -> None:
+    option("--agent", "mlab_agents", "Agent to run on every task; repeat for several. A "
+           "built-in name, an entry point of group pytest_mlab.agents, or package.module:Class. "
+           "Default: baseline.", action="append", metavar="NAME", ini="Agents to run")
+    option("--llm", "mlab_llms", "Model for agents that use one (any litellm model string); "
+           "repeat for several.", action="append", metavar="MODEL",
+           ini="Models for agents that use one")
+    option("--mlab-trials", "mlab_trials", "Trials per task x agent x llm. Default: 1.",
+           type=parsers.positive_int, metavar="N", ini="Trials per task x agent x llm")
+    option("--mlab-threshold", "mlab_threshold", "Relative improvement over the baseline "
+           "needed to pass, overriding each task's own. Default: the task's, else 0.10.",
+           type=parsers.fraction, metavar="FRACTION", ini="Improvement needed to pass")
+    option("--max-steps", "mlab_max_steps", "Actions an agent may take, overriding each "
+           "task's limit.", type=parsers.positive_int, metavar="N", ini="Step limit")
+    option("--max-time", "mlab_max_time", "Wall-clock seconds an agent may take, overriding "
+           "each task's limit.", type=parsers.positive_float, metavar="SECONDS",
+           ini="Time limit in seconds")
+    option("--mlab-gpus", "mlab_gpus", "GPU ids to lease to trials, e.g. 0,1, or none. "
+           "Default: CUDA_VISIBLE_DEVICES.", type=parsers.gpu_list, metavar="IDS",
+           ini="GPU ids to lease")
+    option("--mlab-cache-dir", "mlab_cache_dir", "Where prepared data, private answers and "
+           "measured baselines are kept, outside the repository and every workspace. "
+           "Default: $MLAB_CACHE_DIR, else ~/.cache/pytest-mlab.", type=Path, metavar="DIR",
+           ini="Cache directory")
+    option("--mlab-keep-workspaces", "mlab_keep_workspaces", "Which trials' workspaces to "
+           "keep. Default: failed.", type=parsers.choice(RETENTIONS),
+           metavar="all|failed|none", ini="all, failed or none")
+    option("--mlab-record-baseline", "mlab_record_baseline", "Run the baseline agent N times "
+           "per task and write each task's baseline.json.", type=parsers.positive_int,
+           metavar="N")
+    option("--mlab-score-steps", "mlab_score_steps", "After each trial, score every Nth "
+           "step's snapshot too (score over steps).", type=parsers.positive_int, metavar="N")
+    option("--mlab-resume", "mlab_resume", "Continue the interrupted trials of run RUN (a "
+           "folder name under the report dir, or 'last') from their last snapshots; finished "
+           "trials keep their results.", metavar="RUN")
+    option("--mlab-interactive", "mlab_interactive", "Offer agents the Request Help action, "
+           "answered at this terminal (needs -s).", action="store_true")
+
+
+def _sandbox_options(option: _Group) -> None:
+    option("--mlab-sandbox", "mlab_sandbox", "Where scripts run: local (bubblewrap where "
+           "present), docker, or another entry point of group pytest_mlab.sandboxes. "
+           "Default: local.", metavar="NAME", ini="local, docker or another sandbox")
+    option("--mlab-isolation", "mlab_isolation", "Isolation of the local sandbox; auto takes "
+           "the strongest that works here. Default: auto.", type=parsers.choice(ISOLATIONS),
+           metavar="auto|bwrap|netns|none", ini="auto, bwrap, netns or none")
+    option("--mlab-script-timeout", "mlab_script_timeout", "Wall-clock limit of one script, "
+           "overriding each task's.", type=parsers.positive_float, metavar="SECONDS",
+           ini="Seconds per script")
+    option("--mlab-docker-image", "mlab_docker_image", "Image of the docker sandbox. "
+           f"Default: {SKELETON_IMAGE}.", metavar="IMAGE", ini="Docker sandbox image")
+
+
+def _llm_options(option: _Group) -> None:
+    option("--mlab-fast-llm", "mlab_fast_llm", "Model for summaries and Understand File. "
+           "Default: the --llm of the trial.", metavar="MODEL")
+    option("--mlab-edit-llm", "mlab_edit_llm", "Model for Edit Script (AI). Default: the "
+           "--llm of the trial.", metavar="MODEL")
+    option("--mlab-llm-api-base", "mlab_llm_api_base", "Send every LLM call to this "
+           "OpenAI-compatible server (vLLM, Ollama, ...). Default: $MLAB_LLM_API_BASE, else "
+           "the provider's own.", metavar="URL", ini="OpenAI-compatible server")
+    option("--mlab-llm-timeout", "mlab_llm_timeout", "Seconds one LLM call may take. "
+           "Default: 120.", type=parsers.positive_float, metavar="SECONDS")
+    option("--mlab-llm-retries", "mlab_llm_retries", "Retries after a rate limit, server "
+           "error or timeout. Default: 4.", type=parsers.whole_number, metavar="N")
+    option("--mlab-llm-backoff", "mlab_llm_backoff", "Wait before the first retry, doubled "
+           "for each further one. Default: 1.", type=parsers.positive_float, metavar="SECONDS")
+    option("--mlab-max-tokens", "mlab_max_tokens", "Tokens (prompt and completion) one trial "
+           "may spend; then it ends and is scored.", type=parsers.positive_int, metavar="N")
+    option("--mlab-max-cost", "mlab_max_cost", "Dollars one trial may spend on LLM calls; "
+           "then it ends and is scored.", type=parsers.positive_float, metavar="DOLLARS")
+    option("--mlab-max-session-cost", "mlab_max_session_cost", "Once the session has spent "
+           "this much, running trials finish and no new one starts (they are skipped).",
+           type=parsers.positive_float, metavar="DOLLARS")
+    option("--mlab-llm-cache", "mlab_llm_cache", "Record LLM replies, replay them (no "
+           "provider is called; a miss is an error), or auto (replay what is there, record "
+           "the rest). Default: off.", type=parsers.choice(CACHE_MODES),
+           metavar="off|record|replay|auto", ini="off, record, replay or auto")
+    option("--mlab-llm-cache-dir", "mlab_llm_cache_dir", "Where recorded replies live. "
+           "Default: .mlab/llm-cache under the rootdir.", type=Path, metavar="DIR",
+           ini="Recorded LLM replies")
+
+
+def _agent_options(option: _Group) -> None:
+    option("--mlab-retrieval", "mlab_retrieval", "react: keep a research log and prompt with "
+           "what is retrieved from it.", action="store_true")
+    option("--mlab-tool-calling", "mlab_tool_calling", "react: choose actions through the "
+           "provider's native tool calling.", action="store_true")
+    option("--mlab-invalid-retries", "mlab_invalid_retries", "react: how often an unreadable "
+           "response is asked for again. Default: 5.", type=parsers.whole_number, metavar="N")
+    option("--mlab-agent-cmd", "mlab_agent_cmd", "command: the external agent's command "
+           "line, run in the sandbox; {problem} becomes the path of a file with the research "
+           "problem.", metavar="COMMAND")
+
+
+def _report_options(option: _Group) -> None:
+    option("--mlab-report-dir", "mlab_report_dir", "Where runs are written "
+           "(DIR/<run>/results.json), relative to the rootdir. Default: reports.", type=Path,
+           metavar="DIR", ini="Report directory")
+    option("--mlab-save", "mlab_save", "Save this run's results in the storage folder as "
+           "NNNN_NAME.json. Default NAME: the run id.", nargs="?", const="",
+           type=parsers.save_name, metavar="NAME")
+    option("--mlab-autosave", "mlab_autosave", "Save every run in the storage folder, named "
+           "by its run id.", action="store_true")
+    option("--mlab-storage", "mlab_storage", "Folder of saved runs, relative to the rootdir. "
+           f"Default: {DEFAULT_STORAGE}.", type=Path, metavar="DIR", ini="Folder of saved runs")
+    option("--mlab-compare", "mlab_compare", "Compare this run with a saved one: its number "
+           "(0003), its name, or a path to any results.json, written after '='. Default RUN: "
+           "the latest saved run.", nargs="?", const="", metavar="RUN")
+    option("--mlab-compare-fail", "mlab_compare_fail", "Fail the session when a task x agent "
+           "x llm falls by more than EXPR and the fall is significant: success:-10%% (the "
+           "success rate drops by more than 10 points), improvement:-5%% (the mean improvement "
+           "drops by more than 5 points); a fraction works too (success:-0.1). Repeat for "
+           "several. With a limit the gate decides the exit status: failed trials are "
+           "measurements, only errors and a tripped gate fail.", action="append",
+           type=parsers.parse_limit, metavar="EXPR")
+    option("--mlab-compare-alpha", "mlab_compare_alpha", "Significance level of the gate's "
+           f"one-sided tests. Default: {DEFAULT_ALPHA}.", type=parsers.parse_alpha,
+           metavar="P")
+    option("--mlab-report-md", "mlab_report_md", "Write a markdown summary (and the "
+           "comparison) to PATH, e.g. $GITHUB_STEP_SUMMARY.", type=Path, metavar="PATH")

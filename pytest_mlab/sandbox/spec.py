@@ -1,0 +1,38 @@
+"""What a sandbox is built from: one trial's workspace, what to hide, and its limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_mlab.sandbox.resources import ResourceLimits
+
+SKELETON_IMAGE = "pytest-mlab-sandbox:latest"
+"""The docker sandbox's default image: a root skeleton made on first use."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """Everything a sandbox needs to know about its trial; sandboxes hold no keys.
+
+    A third-party sandbox is a class whose constructor takes this one argument,
+    registered under the entry-point group ``pytest_mlab.sandboxes``.
+    """
+
+    workspace: Path
+    protected: tuple[str, ...] = ()
+    """Workspace files (relative paths) scripts may read but never change."""
+    hidden: tuple[Path, ...] = ()
+    """Installed files and folders the answers could be read from; scripts see them empty."""
+    resources: ResourceLimits = field(default_factory=ResourceLimits)
+    gpus: tuple[str, ...] = ()
+    """The GPUs the trial leased; every other GPU stays hidden."""
+    environment: Mapping[str, str] = field(default_factory=dict)
+    """Variables the trial adds to the sandbox's own environment."""
+    run_id: str = ""
+    """Labels what the sandbox leaves behind, so an interrupted run can be cleaned up."""
+    isolation: str = "none"
+    """The local sandbox's isolation: auto, bwrap, netns or none."""
+    image: str = SKELETON_IMAGE
+    """The docker sandbox's image."""

@@ -1,0 +1,27 @@
+"""What a trial's sandbox is built from: the task's resources and the trial's leases."""
+
+from __future__ import annotations
+
+import os
+
+from pytest_mlab.core.task import TaskSpec, TrialLimits
+from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.sandbox.resources import GIB, ResourceLimits
+from pytest_mlab.sandbox.spec import SandboxSpec
+
+
+def sandbox_spec(
+    task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
+    isolation: str, image: str, run_id: str,
+) -> SandboxSpec:
+    resources = ResourceLimits(
+        memory_bytes=int(task.manifest.resources.memory_gb * GIB),
+        cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
+    )
+    return SandboxSpec(
+        workspace=workspace.root, protected=tuple(workspace.protected),
+        hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus,
+        # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
+        environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus)},
+        run_id=run_id, isolation=isolation, image=image,
+    )

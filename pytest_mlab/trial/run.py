@@ -1,0 +1,99 @@
+"""One trial from a provisioned workspace to its record: the agent acts in an
+environment, the final workspace is scored and judged, and the record is written.
+
+Everything here runs without pytest; the plugin's fixtures only provide the parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pytest_mlab.core.baseline import Baseline
+from pytest_mlab.core.results import TrialResult
+from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.core.task import TrialLimits
+from pytest_mlab.core.trace import Trace
+from pytest_mlab.env.agent import Agent
+from pytest_mlab.env.data import PreparedData
+from pytest_mlab.env.environment import Environment
+from pytest_mlab.env.progress import ProgressFile
+from pytest_mlab.env.resume import ResumePoint, resume_into
+from pytest_mlab.env.snapshotter import Snapshotter
+from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.llm import LLMClient
+from pytest_mlab.sandbox import Sandbox
+from pytest_mlab.trial.act import AgentRun, let_agent_act
+from pytest_mlab.trial.judge import judge
+from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.trial.spec import Retention, TrialSpec
+from pytest_mlab.trial.step_scores import score_steps
+
+
+@dataclass(frozen=True)
+class TrialParts:
+    """What a trial is run with; the plugin's fixtures make each part."""
+
+    nodeid: str
+    spec: TrialSpec
+    data: PreparedData
+    baseline: Baseline | None
+    """None while a baseline is being recorded or measured: any valid score passes."""
+    workspace: Workspace
+    sandbox: Sandbox
+    agent: Agent
+    limits: TrialLimits
+    threshold: float
+    llm: LLMClient | None = None
+    files: TrialFiles | None = None
+    """Where the trace, snapshots and record go; None records nothing."""
+    resume: bool = False
+    """Continue from the trial's last snapshot, or keep its record if it was judged."""
+    score_steps: int | None = None
+    keep_workspace: Retention = "failed"
+    ask: Callable[[str], str] | None = None
+    """Answers Request Help; None outside an interactive run."""
+
+
+def run_trial(parts: TrialParts) -> TrialResult:
+    """Run, score and judge one trial, and write its record where ``parts.files`` says."""
+    files = parts.files
+    if files is not None and parts.resume and files.result.exists():
+        return TrialResult.model_validate_json(files.result.read_text(encoding="utf-8"))
+    resume = resume_into(files, parts.workspace) if files and parts.resume else None
+    run = _act(parts, resume)
+    task = parts.spec.task
+    scored = None if run.agent_error else score_workspace(task, parts.workspace, parts.data)
+    result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
+                   parts.sandbox.isolation)
+    result.resumed_from = len(resume.steps) if resume else None
+    keep = parts.keep_workspace
+    if keep == "all" or (keep == "failed" and not result.success):
+        result.workspace = str(parts.workspace.root)
+    if files is not None:
+        result.trace = str(files.trace)
+        if parts.score_steps:
+            result.step_scores = score_steps(task, parts.data, files, parts.score_steps)
+        files.result.write_text(result.model_dump_json(), encoding="utf-8")
+    return result
+
+
+def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
+    files, workspace, task = parts.files, parts.workspace, parts.spec.task
+    snapshots = trace = progress = None
+    if files is not None:
+        snapshots = Snapshotter(files.objects, files.manifests, workspace.root,
+                                workspace.protected)
+        trace = Trace(files.trace, append=resume is not None)
+        progress = ProgressFile(files.progress, parts.spec.name)
+    try:
+        env = Environment(
+            research_problem=task.manifest.research_problem, entry=task.manifest.entry,
+            workspace=workspace, sandbox=parts.sandbox, limits=parts.limits, trace=trace,
+            snapshots=snapshots, resume=resume, ask=parts.ask, llm=parts.llm,
+            progress=progress,
+        )
+        return let_agent_act(parts.agent, env)
+    finally:
+        if snapshots is not None:
+            snapshots.close()
