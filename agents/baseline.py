@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pytest_mlab.env.agent import AgentContext
-from pytest_mlab.env.environment import Environment
+from pytest_mlab import AgentContext, Environment
 
 
 class BaselineAgent:

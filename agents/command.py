@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pytest_mlab import AgentContext, Environment
 from pytest_mlab.core.text import clip
-from pytest_mlab.env.agent import AgentContext
-from pytest_mlab.env.environment import Environment
 
 PROBLEM_FILE = ".mlab-research-problem.md"
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from pytest_mlab.env.agent import AgentContext
-from pytest_mlab.env.environment import Environment
+from pytest_mlab import AgentContext, Environment
 
 from .react import VISIBLE_ACTIONS, AgentGaveUp
 

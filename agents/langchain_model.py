@@ -25,10 +25,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from pytest_mlab import Action, Completion, Environment, LLMClient
 from pytest_mlab.core.text import clip
-from pytest_mlab.env.actions import Action
-from pytest_mlab.env.environment import Environment
-from pytest_mlab.llm import Completion, LLMClient
 
 from .react import LONG_OBSERVATION, tool_name
 

@@ -11,11 +11,8 @@ import json
 import re
 from typing import Any, ClassVar
 
+from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient
 from pytest_mlab.core.text import clip
-from pytest_mlab.env.actions import Action
-from pytest_mlab.env.agent import AgentContext
-from pytest_mlab.env.environment import Environment
-from pytest_mlab.llm import Completion, LLMClient
 
 from .react_format import Decision, Unreadable, json_object, parse_response
 from .react_prompt import Memory, history, instructions

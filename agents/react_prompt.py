@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_mlab import Action
 from pytest_mlab.core.text import clip
-from pytest_mlab.env.actions import Action
 
 RECENT_STEPS = 3
 _OLDER_INPUT_LIMIT = 200

@@ -15,6 +15,7 @@ from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
 from pytest_mlab.core.version import __version__
 
 if TYPE_CHECKING:
+    from pytest_mlab.env.actions.base import Action
     from pytest_mlab.env.actions.names import ActionName
     from pytest_mlab.env.agent import Agent, AgentContext, AgentOptions
     from pytest_mlab.env.environment import (
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from pytest_mlab.sandbox import ExecResult, ResourceLimits, Sandbox, SandboxSpec
 
 _LAZY = {
-    "ActionName": "pytest_mlab.env.actions.names",
+    "Action": "pytest_mlab.env.actions.base", "ActionName": "pytest_mlab.env.actions.names",
     "Agent": "pytest_mlab.env.agent", "AgentContext": "pytest_mlab.env.agent",
     "AgentOptions": "pytest_mlab.env.agent",
     "Environment": "pytest_mlab.env.environment", "TrialOver": "pytest_mlab.env.environment",
@@ -41,7 +42,7 @@ _LAZY = {
     "ExecResult": "pytest_mlab.sandbox", "ResourceLimits": "pytest_mlab.sandbox",
 }
 
-__all__ = ["ActionName", "Agent", "AgentContext", "AgentOptions", "AlreadySubmitted",
+__all__ = ["Action", "ActionName", "Agent", "AgentContext", "AgentOptions", "AlreadySubmitted",
            "BudgetExceeded", "Completion", "Environment", "ExecResult", "InvalidSubmission",
            "LLMClient", "ResourceLimits", "Sandbox", "SandboxSpec", "StepLimitReached",
            "TaskUnavailable", "TimeLimitReached", "TrialOver", "Usage", "__version__"]

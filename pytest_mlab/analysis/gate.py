@@ -27,11 +27,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from math import fsum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pytest_mlab.analysis.groups import RAN, Group, by_group
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
-from pytest_mlab.core.results import RunResults, TrialResult
+
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import RunResults, TrialResult
 
 Metric = Literal["success", "improvement"]
 DEFAULT_ALPHA = 0.05

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pytest_mlab.core.results import Outcome, TrialResult
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import Outcome, TrialResult
 
 RAN: tuple[Outcome, ...] = ("passed", "failed")
 """Trials the agent had its turn in; errors and skips are the harness's and count apart."""

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pytest_mlab.core.results import RunResults, UnreadableResults
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import RunResults
 
 DEFAULT_STORAGE = Path(".mlab") / "runs"
 _SAVED = re.compile(r"(\d{4,})_(.+)\.json")
@@ -72,6 +74,8 @@ class Storage:
 
 
 def load(path: Path) -> RunResults:
+    from pytest_mlab.core.results import RunResults, UnreadableResults
+
     try:
         return RunResults.read(path)
     except UnreadableResults as exc:  # its message begins with the path

@@ -36,13 +36,14 @@ class AgentContext:
 
 
 class Agent(Protocol):
+    """What every agent is. Two optional class attributes are read where present:
+    ``requires`` (modules the agent imports when it runs; a trial is skipped while one is
+    missing) and ``extra`` (the pytest-mlab extra that installs them, named in the reason)."""
+
     uses_llm: ClassVar[bool]
     """Whether items are multiplied by ``--llm``."""
     needs_solution: ClassVar[bool]
-    requires: ClassVar[tuple[str, ...]] = ()
-    """Modules the agent imports when it runs; a trial is skipped while one is missing."""
-    extra: ClassVar[str | None] = None
-    """The pytest-mlab extra that installs ``requires``, named in the skip reason."""
+    """Whether the agent is handed the task's reference solution (only the oracle is)."""
 
     def __init__(self, context: AgentContext) -> None: ...
 

@@ -80,17 +80,17 @@ def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
         (staging / "public").mkdir(parents=True)
         (staging / "private").mkdir()
         try:
-            verdict = call_worker(
+            reply = call_worker(
                 "prepare", task.prepare_script, staging / "public", staging / "private",
                 timeout=PREPARE_TIMEOUT, cwd=staging,
             )
         except (WorkerTimeout, WorkerCrash) as exc:
             raise PrepareError(f"{task.name}: prepare.py failed: {exc}") from None
-        if "unavailable" in verdict:
-            raise TaskUnavailable(f"{task.name}: {verdict['unavailable']}")
-        if "crash" in verdict:
+        if "unavailable" in reply:
+            raise TaskUnavailable(f"{task.name}: {reply['unavailable']}")
+        if "crash" in reply:
             raise PrepareError(
-                f"{task.name}: prepare.py raised {verdict['crash']}\n{verdict['traceback']}"
+                f"{task.name}: prepare.py raised {reply['crash']}\n{reply['traceback']}"
             )
         _freeze(staging)
         write_hashes(staging / "public", staging / HASHES)

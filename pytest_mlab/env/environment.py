@@ -15,7 +15,7 @@ from pytest_mlab.env.actions import (
     RUN_COMMAND,
     Action,
     ActionError,
-    EditHistory,
+    Backups,
 )
 from pytest_mlab.env.actions.names import ActionName
 from pytest_mlab.env.actions.paths import inside, relative
@@ -75,7 +75,7 @@ class Environment:
         self.actions = {action.name: action for action in actions}
         self.ask = ask
         """Answers Request Help; None outside an interactive run."""
-        self.edits = EditHistory()
+        self.backups = Backups()
         self.llm = llm
         """The harness's LLM client (None for agents without one): every call through it
         is counted in the step's usage, cached and budgeted."""
@@ -86,9 +86,9 @@ class Environment:
         """Rewritten after each step for the live display at -v."""
         self.trace = trace
         self.snapshots = snapshots
-        self.history: list[Step] = list(resume.steps) if resume else []
+        self.steps_taken: list[Step] = list(resume.steps) if resume else []
         """Steps taken so far, including those before a resume."""
-        self.steps = len(self.history)
+        self.steps = len(self.steps_taken)
         self.final_answer: str | None = None
         self._started = time.monotonic() - (resume.seconds if resume else 0.0)
         self._exit_code: int | None = None
@@ -143,7 +143,7 @@ class Environment:
             self.llm.step = self.steps + 1
         step = Step(self.steps, action, args, observation, started, time.time(),
                     self._exit_code, usage)
-        self.history.append(step)
+        self.steps_taken.append(step)
         if self.trace is not None:
             self.trace.append(step)
         if self.progress is not None:

@@ -1,4 +1,4 @@
-"""Call ``pytest_mlab.env.task_worker`` in a child process and read back its verdict."""
+"""Call ``pytest_mlab.env.task_worker`` in a child process and read back its reply."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class WorkerTimeout(Exception):
 
 
 class WorkerCrash(Exception):
-    """The child died without writing a verdict."""
+    """The child died without writing a reply."""
 
 
 def call_worker(
@@ -33,6 +33,6 @@ def call_worker(
             raise WorkerTimeout(f"{script.name} {verb} took longer than {timeout:g}s")
         if not out.exists():
             raise WorkerCrash(f"{script.name} {verb} exited {result.returncode}: {output}")
-        verdict: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        verdict["output"] = output
-        return verdict
+        reply: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        reply["output"] = output
+        return reply

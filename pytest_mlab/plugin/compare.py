@@ -116,7 +116,7 @@ class SavedRuns:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None and not self.lines:
             return
-        terminalreporter.section("mlab history")
+        terminalreporter.section("mlab saved runs")
         if self.report is not None:
             for line, failed in comparison_lines(self.report):
                 terminalreporter.write_line(line, red=failed)

@@ -44,6 +44,15 @@ def _open(width: float, height: float, label: str, standalone: bool) -> str:
             f'font-family="sans-serif" font-size="12">')
 
 
+def _legend(series: Sequence[str]) -> list[str]:
+    parts, x = [], 8.0
+    for n, name in enumerate(series):
+        parts.append(f'<rect x="{x:.1f}" y="26" width="10" height="10" fill="{colour(n)}"/>'
+                     f'<text x="{x + 14:.1f}" y="35">{escape(name)}</text>')
+        x += len(name) * 7 + 28
+    return parts
+
+
 def chart(figure: Figure, *, standalone: bool = False) -> str:
     """Grouped bars: one group per task, one bar per agent, with whiskers and dots."""
     groups, series = figure.groups, figure.series
@@ -63,11 +72,7 @@ def chart(figure: Figure, *, standalone: bool = False) -> str:
 
     parts = [_open(width, height, figure.title, standalone),
              f'<text x="8" y="16" font-size="14" font-weight="bold">{escape(figure.title)}</text>']
-    x = 8.0
-    for n, name in enumerate(series):
-        parts.append(f'<rect x="{x:.1f}" y="26" width="10" height="10" fill="{colour(n)}"/>'
-                     f'<text x="{x + 14:.1f}" y="35">{escape(name)}</text>')
-        x += len(name) * 7 + 28
+    parts += _legend(series)
     for tick in ticks:
         parts.append(f'<line x1="{LEFT}" x2="{width - 8:.0f}" y1="{y(tick):.1f}" '
                      f'y2="{y(tick):.1f}" stroke="#ddd"/>'

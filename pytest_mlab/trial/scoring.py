@@ -29,19 +29,19 @@ def score_workspace(task: TaskSpec, workspace: Workspace, data: PreparedData) ->
             data.discard()
         return Scored(None, f"read-only file {changed[0]} was changed")
     try:
-        verdict = call_worker(
+        reply = call_worker(
             "score", task.score_script, workspace.root, data.private,
             timeout=task.manifest.limits.score_timeout, cwd=data.private.parent,
         )
     except (WorkerTimeout, WorkerCrash) as exc:
         raise ScorerError(f"{task.name}: {exc}") from None
-    if "crash" in verdict:
+    if "crash" in reply:
         raise ScorerError(
-            f"{task.name}: score.py raised {verdict['crash']}\n{verdict['traceback']}"
+            f"{task.name}: score.py raised {reply['crash']}\n{reply['traceback']}"
         )
-    if "invalid" in verdict:
-        return Scored(None, str(verdict["invalid"]))
-    score = float(verdict["score"])
+    if "invalid" in reply:
+        return Scored(None, str(reply["invalid"]))
+    score = float(reply["score"])
     if not math.isfinite(score):
         return Scored(None, f"the score is {score}")
     return Scored(score)

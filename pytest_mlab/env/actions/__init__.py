@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from pytest_mlab.env.actions.backups import Backups
 from pytest_mlab.env.actions.base import Action, ActionError
-from pytest_mlab.env.actions.edits import UNDO_EDIT_SCRIPT, EditHistory
+from pytest_mlab.env.actions.edits import UNDO_EDIT_SCRIPT
 from pytest_mlab.env.actions.execute import EXECUTE_SCRIPT, FINAL_ANSWER, PYTHON_REPL, RUN_COMMAND
 from pytest_mlab.env.actions.files import (
     APPEND_FILE,
@@ -23,4 +24,4 @@ LOW_LEVEL_ACTIONS: tuple[Action, ...] = (
 """Every action that needs no LLM; Request Help joins them in interactive runs."""
 
 __all__ = ["LLM_ACTIONS", "LOW_LEVEL_ACTIONS", "REQUEST_HELP", "RUN_COMMAND", "Action",
-           "ActionError", "EditHistory"]
+           "ActionError", "Backups"]

@@ -54,7 +54,7 @@ def extract_code(reply: str) -> list[str]:
 
 def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) -> str:
     path, rel = _writable(env, save_name)
-    env.edits.remember(path)
+    env.backups.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(new.encode("utf-8"))
     diff = "\n".join(difflib.unified_diff(

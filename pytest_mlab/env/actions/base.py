@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pytest_mlab.env.actions.edits import EditHistory
+    from pytest_mlab.env.actions.backups import Backups
     from pytest_mlab.env.workspace import Workspace
     from pytest_mlab.llm import LLMClient
     from pytest_mlab.sandbox import Sandbox
@@ -19,7 +19,7 @@ class ActionContext(Protocol):
     research_problem: str
     workspace: Workspace
     sandbox: Sandbox
-    edits: EditHistory
+    backups: Backups
     llm: LLMClient | None
     research_log: list[str]
     ask: Callable[[str], str] | None

@@ -51,7 +51,7 @@ def _writable(env: ActionContext, file_name: str) -> tuple[Path, str]:
 
 def write_file(env: ActionContext, file_name: str, content: str) -> str:
     path, rel = _writable(env, file_name)
-    env.edits.remember(path)
+    env.backups.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content, encoding="utf-8")
     return f"Wrote {len(content)} characters to {rel}."
@@ -59,7 +59,7 @@ def write_file(env: ActionContext, file_name: str, content: str) -> str:
 
 def append_file(env: ActionContext, file_name: str, content: str) -> str:
     path, rel = _writable(env, file_name)
-    env.edits.remember(path)
+    env.backups.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(content)
@@ -71,7 +71,7 @@ def copy_file(env: ActionContext, source: str, destination: str) -> str:
     if not origin.is_file():
         raise ActionError(f"{source!r} is not a file in the workspace.")
     target, rel = _writable(env, destination)
-    env.edits.remember(target)
+    env.backups.remember(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(origin, target)
     return f"Copied {relative(env.workspace.root, origin)} to {rel}."

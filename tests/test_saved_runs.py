@@ -86,7 +86,8 @@ def test_a_worse_run_trips_the_gate_with_one_line(pytester: pytest.Pytester, run
     assert (f'<li class="tripped">gate tripped: guess/{AGENT} success 6/6 -&gt; 0/6 '
             "(-100%, p=0.016; limit -10%)</li>") in page
     # The comparison arrives as data: the tripped row is marked, not found by its text.
-    assert f'<tr class="tripped"><td class="text">guess/{AGENT}</td><td class="text">success' in page
+    row = f'<tr class="tripped"><td class="text">guess/{AGENT}</td><td class="text">success'
+    assert row in page
 
 
 def test_a_rerun_of_the_same_quality_passes_even_with_failed_trials(
