@@ -15,6 +15,15 @@ collect_ignore = ["examples"]
 EXAMPLES = Path(__file__).parent / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _statistics_loaded_once(request: pytest.FixtureRequest) -> None:
+    # A run's report and gate import scipy, and with it numpy, which refuses to be imported
+    # twice in one process; pytester forgets the modules an in-process run imported, so
+    # the next run would import numpy again. Loaded before pytester looks, they stay.
+    if "pytester" in request.fixturenames:
+        import scipy.stats  # noqa: F401
+
+
 @pytest.fixture
 def task_tree(pytester: pytest.Pytester) -> Callable[..., Path]:
     """Copy an example task into the pytester directory under tasks/."""
