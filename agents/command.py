@@ -6,10 +6,12 @@ trace, and the workspace it leaves is scored like any other.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from pytest_mlab import AgentContext, Environment
 from pytest_mlab.core.text import clip
+
+if TYPE_CHECKING:  # the agent loads without the environment's modules
+    from pytest_mlab import AgentContext, Environment
 
 PROBLEM_FILE = ".mlab-research-problem.md"
 

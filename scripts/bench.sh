@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ "$#" -eq 0 ]; then set -- --agent=oracle -n 2; fi
-exec .venv/bin/pytest tasks/lite "$@"
+# pytest-benchmark comes with the test tools and is no part of the benchmark run.
+exec .venv/bin/pytest -p no:benchmark tasks/lite "$@"

@@ -15,13 +15,21 @@ collect_ignore = ["examples"]
 EXAMPLES = Path(__file__).parent / "examples"
 
 
+# Plugins that come in with dependencies and that no pytester run needs (pytester clears
+# PYTEST_ADDOPTS when it starts, so it is set again for each test that uses it).
+UNUSED_PLUGINS = "-p no:langsmith_plugin -p no:anyio -p no:benchmark"
+
+
 @pytest.fixture(autouse=True)
-def _statistics_loaded_once(request: pytest.FixtureRequest) -> None:
+def _pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if "pytester" not in request.fixturenames:
+        return
+    request.getfixturevalue("pytester")
+    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
     # A run's report and gate import scipy, and with it numpy, which refuses to be imported
     # twice in one process; pytester forgets the modules an in-process run imported, so
     # the next run would import numpy again. Loaded before pytester looks, they stay.
-    if "pytester" in request.fixturenames:
-        import scipy.stats  # noqa: F401
+    import scipy.stats  # noqa: F401
 
 
 @pytest.fixture

@@ -154,15 +154,6 @@ def mlab_sandbox(
             close()
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    settings: Settings = session.config.stash[SETTINGS_KEY]
-    # Only the controller: workers end while others may still be running trials.
-    if settings.sandbox == "docker" and not hasattr(session.config, "workerinput"):
-        from pytest_mlab.sandbox.docker import remove_containers
-
-        remove_containers(settings.run_id)
-
-
 @pytest.fixture
 def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec) -> Agent:
     """The agent chosen by --agent, built for this trial."""

@@ -10,7 +10,7 @@ import secrets
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -76,8 +76,25 @@ def _agents(settings: Settings) -> dict[str, type[Agent]]:
     return agents
 
 
+class XdistHooks:
+    """Hands the controller's run id to every worker, so all share one run."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["mlab_run_id"] = self.run_id
+
+
+def _saves_or_compares(config: pytest.Config) -> bool:
+    wanted = ("mlab_save", "mlab_compare", "mlab_compare_fail", "mlab_report_md")
+    return bool(config.getoption("mlab_autosave")) or any(
+        config.getoption(name) is not None for name in wanted
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    from pytest_mlab.plugin import compare, fixtures, reporter
+    from pytest_mlab.plugin.reporter import Reporter
     from pytest_mlab.plugin.settings import resolve_settings
 
     workerinput = getattr(config, "workerinput", None)
@@ -88,12 +105,16 @@ def pytest_configure(config: pytest.Config) -> None:
     _check(settings, config, workerinput is not None)
     config.stash[SETTINGS_KEY] = settings
     config.stash[AGENTS_KEY] = _agents(settings)
-    config.pluginmanager.register(fixtures, "mlab-fixtures")
-    config.pluginmanager.register(reporter.Reporter(config), "mlab-reporter")
+    # The fixtures come with the first task collected (collect.py): a run without tasks,
+    # and the controller of -n, never import the trial machinery.
+    config.pluginmanager.register(Reporter(config), "mlab-reporter")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(reporter.XdistHooks(settings.run_id), "mlab-xdist")
+        config.pluginmanager.register(XdistHooks(settings.run_id), "mlab-xdist")
     if workerinput is None:
-        compare.register(config)
+        if _saves_or_compares(config):
+            from pytest_mlab.plugin import compare
+
+            compare.register(config)
         if config.get_verbosity() >= 1:
             from pytest_mlab.plugin.progress import LiveProgress
 
@@ -105,6 +126,15 @@ def pytest_report_header(config: pytest.Config) -> str:
     settings: Settings = config.stash[SETTINGS_KEY]
     # Collecting only: no sandbox will run, so the machine is not probed for one.
     return settings.header(probe=not config.option.collectonly)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    settings = session.config.stash.get(SETTINGS_KEY, None)
+    # Only the controller: workers end while others may still be running trials.
+    if settings and settings.sandbox == "docker" and not hasattr(session.config, "workerinput"):
+        from pytest_mlab.sandbox.docker import remove_containers
+
+        remove_containers(settings.run_id)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:

@@ -11,17 +11,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.errors import InfrastructureError
-from pytest_mlab.core.machine import machine_id
-from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
-from pytest_mlab.core.vcs import commit_of
-from pytest_mlab.core.version import __version__
-from pytest_mlab.plugin.collect import TrialItem
 from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.report.terminal import summary_lines
-from pytest_mlab.trial.baseline import record_baselines
-from pytest_mlab.trial.judge import unrun_result
 
 if TYPE_CHECKING:
+    from pytest_mlab.core.results import TrialResult
     from pytest_mlab.report.model import ReportModel
 
 PROPERTY = "mlab_result"
@@ -47,6 +40,8 @@ def _unrun_result(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
 ) -> TrialResult:
     """The record of a trial that never reached its verdict: skipped, or an error."""
+    from pytest_mlab.trial.judge import unrun_result
+
     spec = item.stash[TRIAL_KEY]
     threshold = item.config.stash[SETTINGS_KEY].overrides.threshold_for(spec.task)
     if report.skipped:
@@ -75,7 +70,7 @@ class Reporter:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if not isinstance(item, TrialItem) or TRIAL_KEY not in item.stash:
+        if TRIAL_KEY not in item.stash:
             return report
         result = item.stash.get(RESULT_KEY, None)
         if call.when == "call" and result is not None:
@@ -99,6 +94,8 @@ class Reporter:
             return
         for name, value in report.user_properties:
             if name == PROPERTY:
+                from pytest_mlab.core.results import TrialResult
+
                 result = TrialResult.model_validate_json(str(value))
                 self.results.append(result)
                 self.config.hook.pytest_mlab_trial_result(config=self.config, result=result)
@@ -106,6 +103,15 @@ class Reporter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker or not self.results:
             return
+        # Imported here: workers and runs without trials never write or render a run.
+        from pytest_mlab.core.machine import machine_id
+        from pytest_mlab.core.results import RunInfo, RunResults
+        from pytest_mlab.core.vcs import commit_of
+        from pytest_mlab.core.version import __version__
+        from pytest_mlab.report.html import write_report
+        from pytest_mlab.report.model import build_report
+        from pytest_mlab.trial.baseline import record_baselines
+
         settings = self.config.stash[SETTINGS_KEY]
         run = RunInfo(
             run_id=settings.run_id, started=self.started,
@@ -120,10 +126,6 @@ class Reporter:
         results = RunResults(run=run, results=self.results)
         results.write(files.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=results)
-        # Imported here: workers and runs without trials never render a report.
-        from pytest_mlab.report.html import write_report
-        from pytest_mlab.report.model import build_report
-
         self.report = build_report(results, files.root, comparison)
         self.report_path = write_report(self.report, files.report)
         if settings.record_baseline is not None:
@@ -133,6 +135,8 @@ class Reporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or not self.results:
             return
+        from pytest_mlab.report.terminal import summary_lines
+
         terminalreporter.section("mlab")
         if self.report is not None:
             for line in summary_lines(self.report.rows):
@@ -143,13 +147,3 @@ class Reporter:
             terminalreporter.write_line(f"results: {self.results_path}")
         if self.report_path is not None:
             terminalreporter.write_line(f"report: {self.report_path}")
-
-
-class XdistHooks:
-    """Hands the controller's run id to every worker, so all share one run."""
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["mlab_run_id"] = self.run_id
