@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check pytest_mlab agents tests conftest.py tasks
 .venv/bin/mypy pytest_mlab agents
+# The layers of ARCHITECTURE.md: no cycle, no upward import.
+.venv/bin/lint-imports
 # A Docker engine of our own for the docker sandbox tests (they skip without one).
 if host=$(bash scripts/dockerd.sh start); then
   export DOCKER_HOST="$host"

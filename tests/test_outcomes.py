@@ -186,3 +186,42 @@ def test_a_plugin_can_supply_the_sandbox(
     pytester.runpytest("tasks", "--agent=oracle", *mlab_args).assert_outcomes(passed=1)
     (record,) = read_results()
     assert record["isolation"] == "labelled-for-test"
+
+
+def test_a_third_party_sandbox_is_one_class_and_one_entry_point(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    # An installed distribution, as pip leaves one: a module and its entry point.
+    site = pytester.mkdir("site")
+    (site / "labelled_sandbox.py").write_text(
+        "from pytest_mlab.sandbox import LocalSandbox\n\n"
+        "class Labelled(LocalSandbox):\n"
+        "    def __init__(self, spec):\n"
+        "        super().__init__(spec)\n"
+        "        self.isolation = 'labelled-' + spec.workspace.name\n"
+    )
+    info = site / "labelled_sandbox-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: labelled-sandbox\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest_mlab.sandboxes]\nlabelled = labelled_sandbox:Labelled\n"
+    )
+    pytester.syspathinsert(site)
+    run = pytester.runpytest_subprocess("tasks", "--agent=oracle", "--mlab-sandbox=labelled",
+                                        *mlab_args)
+    run.assert_outcomes(passed=1)
+    (record,) = read_results()
+    assert record["isolation"] == "labelled-workspace"
+    run.stdout.fnmatch_lines(["mlab: sandbox=labelled*"])
+
+
+def test_an_unknown_sandbox_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--mlab-sandbox=nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--mlab-sandbox: unknown sandbox 'nope'; choose one of: *docker*local*"]
+    )

@@ -1,4 +1,4 @@
-"""python -m pytest_mlab.cli.plot: the paper's two figures from results.json files."""
+"""python -m pytest_mlab plot: the paper's two figures from results.json files."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_a_results_file_from_a_future_schema_is_one_sentence_and_exit_2(tmp_path
     future = tmp_path / "results.json"
     future.write_text(f'{{"schema_version": {SCHEMA_VERSION + 1}, "run": {{}}, "results": []}}')
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_mlab.cli.plot", str(future), "--out", str(tmp_path / "o")],
+        [sys.executable, "-m", "pytest_mlab", "plot", str(future), "--out", str(tmp_path / "o")],
         capture_output=True, text=True, check=False,
     )
     assert done.returncode == 2 and done.stdout == ""

@@ -1,6 +1,6 @@
 """Redraw the paper's two figures from one or more results.json files, as SVG and PNG.
 
-    python -m pytest_mlab.cli.plot reports/RUN/results.json [...] --out DIR
+    python -m pytest_mlab plot reports/RUN/results.json [...] --out DIR
 
 Trials of the same task, agent and LLM across files are pooled.
 """
@@ -22,7 +22,7 @@ PNG_HINT = "PNG needs matplotlib: pip install 'pytest-mlab[plot]'"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_mlab.cli.plot",
+        prog="python -m pytest_mlab plot",
         description="Draw success rate and mean improvement per task and agent.",
     )
     parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",

@@ -1,0 +1,27 @@
+"""``python -m pytest_mlab COMMAND ...``: the command-line tools beside the plugin."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "plot": ("pytest_mlab.cli.plot", "redraw the paper's two figures from results.json files"),
+    "task-table": ("pytest_mlab.cli.task_table",
+                   "write or check a suite's README table from a validation run"),
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in COMMANDS:
+        lines = [f"  {name:<12} {help_text}" for name, (_, help_text) in COMMANDS.items()]
+        print("usage: python -m pytest_mlab COMMAND [ARGS]\n\ncommands:\n" + "\n".join(lines),
+              file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    module, _ = COMMANDS[argv[0]]
+    code: int = importlib.import_module(module).main(argv[1:])
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
