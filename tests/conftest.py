@@ -24,12 +24,13 @@ UNUSED_PLUGINS = "-p no:langsmith_plugin -p no:anyio -p no:benchmark"
 def _pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if "pytester" not in request.fixturenames:
         return
-    request.getfixturevalue("pytester")
-    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
     # A run's report and gate import scipy, and with it numpy, which refuses to be imported
     # twice in one process; pytester forgets the modules an in-process run imported, so
     # the next run would import numpy again. Loaded before pytester looks, they stay.
     import scipy.stats  # noqa: F401
+
+    request.getfixturevalue("pytester")
+    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -190,6 +191,7 @@ def test_a_plugin_can_supply_the_sandbox(
 
 def test_a_third_party_sandbox_is_one_class_and_one_entry_point(
     pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
     recorded: Callable[[str], Path],
     mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]],
@@ -210,7 +212,7 @@ def test_a_third_party_sandbox_is_one_class_and_one_entry_point(
     (info / "entry_points.txt").write_text(
         "[pytest_mlab.sandboxes]\nlabelled = labelled_sandbox:Labelled\n"
     )
-    pytester.syspathinsert(site)
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{pytester.path}")
     run = pytester.runpytest_subprocess("tasks", "--agent=oracle", "--mlab-sandbox=labelled",
                                         *mlab_args)
     run.assert_outcomes(passed=1)

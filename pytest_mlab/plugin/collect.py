@@ -23,17 +23,8 @@ class TrialItem(pytest.Function):
         return self.path, 0, self.name
 
 
-def _register_fixtures(config: pytest.Config) -> None:
-    """The trial fixtures, registered when the first task is collected."""
-    if not config.pluginmanager.has_plugin("mlab-fixtures"):
-        from pytest_mlab.plugin import fixtures
-
-        config.pluginmanager.register(fixtures, "mlab-fixtures")
-
-
 class TaskFile(pytest.File):
     def collect(self) -> Iterator[TrialItem]:
-        _register_fixtures(self.config)
         try:
             task = load_task(self.path)
         except TaskFormatError as exc:

@@ -105,8 +105,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _check(settings, config, workerinput is not None)
     config.stash[SETTINGS_KEY] = settings
     config.stash[AGENTS_KEY] = _agents(settings)
-    # The fixtures come with the first task collected (collect.py): a run without tasks,
-    # and the controller of -n, never import the trial machinery.
+    # The controller of -n runs no trial, so it never imports the trial machinery.
+    if workerinput is not None or getattr(config.option, "dist", "no") == "no":
+        from pytest_mlab.plugin import fixtures
+
+        config.pluginmanager.register(fixtures, "mlab-fixtures")
     config.pluginmanager.register(Reporter(config), "mlab-reporter")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(settings.run_id), "mlab-xdist")
