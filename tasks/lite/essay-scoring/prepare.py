@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.splits import write_csv_split
 
 SEED = 1611
 N_TRAIN, N_TEST = 3000, 1000
@@ -80,12 +81,7 @@ def prepare(public: Path, private: Path) -> None:
     data = pd.concat(
         [pd.Series(np.arange(1, len(text) + 1), name="id"), text.rename("text"), targets], axis=1
     )
-    train, test = data.iloc[:N_TRAIN], data.iloc[N_TRAIN:]
-    public.mkdir(parents=True, exist_ok=True)
-    private.mkdir(parents=True, exist_ok=True)
-    train.to_csv(public / "train.csv", index=False)
-    test[["id", "text"]].to_csv(public / "test.csv", index=False)
-    test[["id", *TARGETS]].to_csv(private / "answers.csv", index=False)
+    write_csv_split(public, private, data.iloc[:N_TRAIN], data.iloc[N_TRAIN:], "id", TARGETS)
 
 
 def _verses() -> list[tuple[str, str]]:

