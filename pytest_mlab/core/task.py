@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pytest_mlab.core.task_files import BASELINE_RECORD, MANIFEST
 
 _NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null"}
+# Read as files, not imported: the task helpers stand apart from the harness.
+TASKKIT = Path(__file__).resolve().parent.parent / "taskkit"
 
 
 class TaskFormatError(Exception):
@@ -120,15 +122,18 @@ class TaskSpec:
         Left out: the wording of task.toml (only its ``entry`` counts), the baseline
         record, the reference solution and the null submission, so that recording a
         baseline or editing the instructions invalidates neither data nor baselines.
+        The task helpers every scorer may import (``pytest_mlab.taskkit``) count too.
         """
         digest = hashlib.sha256(self.manifest.entry.encode() + b"\0")
-        for path in sorted(self.root.rglob("*")):
-            rel = path.relative_to(self.root)
-            if not path.is_file() or rel.parts[0] in _NOT_HASHED:
-                continue
-            if "__pycache__" in rel.parts:
-                continue
-            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        for root, prefix in ((self.root, ""), (TASKKIT, "taskkit:")):
+            for path in sorted(root.rglob("*")):
+                rel = path.relative_to(root)
+                if not path.is_file() or rel.parts[0] in _NOT_HASHED:
+                    continue
+                if "__pycache__" in rel.parts:
+                    continue
+                name = (prefix + rel.as_posix()).encode()
+                digest.update(name + b"\0" + path.read_bytes() + b"\0")
         return digest.hexdigest()[:16]
 
 
