@@ -17,6 +17,6 @@ def ask(env: ActionContext, prompt: str, role: Role) -> str:
     return env.llm.complete([{"role": "user", "content": prompt}], role=role).text.strip()
 
 
-def fenced(text: str) -> str:
+def fenced(text: str, language: str = "") -> str:
     """Wrap ``text`` in a code fence for a prompt."""
-    return f"```\n{text.rstrip(chr(10))}\n```"
+    return f"```{language}\n{text.rstrip(chr(10))}\n```"
