@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from pytest_mlab import Action, AgentContext, Environment
+from pytest_mlab import Action, AgentContext, Environment, PromptTooLong
 
 from .react_prompt import prompt_actions
 
@@ -52,11 +52,14 @@ class LangChainAgent:
         # no Reflection (that comes only with retrieval, which it had not).
         actions = prompt_actions(env, retrieval=False)
         model = EnvChatModel(client=env.llm)
-        if self.style == "react":
-            from .langchain_react import run_react
+        try:
+            if self.style == "react":
+                from .langchain_react import run_react
 
-            return run_react(env, model, actions)
-        return self._call_tools(env, model, actions)
+                return run_react(env, model, actions)
+            return self._call_tools(env, model, actions)
+        except PromptTooLong as exc:  # as the original's run, it ends and is scored
+            return f"The prompt grew too long for the model; the agent stopped. {exc}"
 
     def _call_tools(self, env: Environment, chat: EnvChatModel, actions: list[Action]) -> str:
         from langchain_core.messages import HumanMessage, SystemMessage

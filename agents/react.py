@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient
+from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient, PromptTooLong
 
 from .react_format import (
     ArgumentError,
@@ -53,7 +53,12 @@ class ReactAgent:
     def run(self, env: Environment) -> str:
         if env.llm is None:
             raise RuntimeError("the react agent needs an LLM: run it with --llm MODEL")
-        llm = env.llm
+        try:
+            return self._work(env, env.llm)
+        except PromptTooLong as exc:  # the original's run ended there too, and was scored
+            return f"The prompt grew too long for the model; the agent stopped. {exc}"
+
+    def _work(self, env: Environment, llm: LLMClient) -> str:
         shown = prompt_actions(env, self.options.retrieval)
         tools = _tools(shown) if self.options.tool_calling else None
         system = instructions(env.research_problem, shown, self.options.tool_calling)

@@ -69,7 +69,7 @@ def history(memories: Sequence[Memory], retrieved: str | None, compact: bool) ->
         parts.append("Here is a summary of the relevant actions you took and what you "
                      f"observed:\n```\n{retrieved}\n```\nHere are your most recent steps "
                      f"exactly (at most {RECENT_STEPS}):")
-    else:
+    elif len(memories) <= RECENT_STEPS:  # the original said so only while all steps showed
         parts.append("Now begin.")
     if compact and older:
         parts.append("Earlier steps (observations left out):\n" + "\n".join(
@@ -77,4 +77,4 @@ def history(memories: Sequence[Memory], retrieved: str | None, compact: bool) ->
             for m in older
         ))
     parts += [_step(memory) for memory in recent]
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts) + "\n" if parts else ""

@@ -66,6 +66,7 @@ def test_paper_history_holds_the_last_three_steps_and_nothing_older(
     sixth = run.prompt(5)
     assert [n for n in range(1, 6) if f"thought number {n}" in sixth] == [3, 4, 5]
     assert "Step 1" not in sixth and "Earlier steps" not in sixth
+    assert "Now begin." in run.prompt(3) and "Now begin." not in run.prompt(4)
     assert sixth.count("Observation:\n```\ntrain.py\n```") == 3
     assert "[Your step 5]\nReflection: so far so good\nResearch Plan and Status:" in sixth
 

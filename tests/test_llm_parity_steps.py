@@ -205,3 +205,27 @@ def test_tool_calling_history_shows_each_steps_tool_and_arguments(
     tools = {t["function"]["name"] for t in run.requests("gpt-4")[0]["tools"]}
     assert tools == {"list_files", "copy_file", "undo_edit_script", "execute_script",
                      "final_answer", "understand_file", "inspect_script_lines", "edit_script_ai"}
+
+
+TOO_LONG = Reply(status=400, content="This model's maximum context length is 8192 tokens. "
+                                     "However, your messages resulted in 9000 tokens.")
+
+
+def test_a_prompt_too_long_for_a_tool_is_its_observation(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    replies = [answer("Edit Script (AI)", {"script_name": "train.py", "save_name": "train.py",
+                                           "edit_instruction": "raise the accuracy"}),
+               TOO_LONG, FINAL]
+    run = run_react(tmp_path, server, replies)
+    assert run.env.steps_taken[0].observation == (
+        "Invalid action: The input is too long for the edit model.")
+    assert run.actions == ["Edit Script (AI)", "Final Answer"]
+
+
+def test_a_prompt_too_long_for_the_main_model_ends_the_agents_turn(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    run = run_react(tmp_path, server, [answer("List Files", {"dir_path": "."}), TOO_LONG])
+    assert run.result.startswith("The prompt grew too long for the model; the agent stopped.")
+    assert run.actions == ["List Files"] and run.env.final_answer is None

@@ -16,7 +16,13 @@ from types import ModuleType
 from typing import Any
 
 from pytest_mlab.llm.cache import ReplyCache, request_digest
-from pytest_mlab.llm.errors import BudgetExceeded, LLMError, MissingKey, ReplayMiss
+from pytest_mlab.llm.errors import (
+    BudgetExceeded,
+    LLMError,
+    MissingKey,
+    PromptTooLong,
+    ReplayMiss,
+)
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.llm.sampling import Role, Sampling, SamplingChoice
 from pytest_mlab.llm.usage import Completion, ToolCall, Usage
@@ -166,6 +172,9 @@ class LLMClient:
                 return self._completion(litellm, response, model)
             except transient as exc:
                 last: BaseException = exc
+            except litellm.ContextWindowExceededError as exc:
+                raise PromptTooLong(f"{self.label} step {self.step}: the request is too "
+                                    f"long for {model}: {_first_line(exc)}") from None
             except Exception as exc:  # anything else will not get better by asking again
                 raise LLMError(f"{self.label} step {self.step}: {model} failed: "
                                f"{type(exc).__name__}: {_first_line(exc)}",
