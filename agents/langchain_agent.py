@@ -34,6 +34,9 @@ NUDGE = "Call one of the tools to go on, or final_answer when you are done."
 
 
 class LangChainAgent:
+    """The LangChain agent (``--agent=langchain``), in the style ``--mlab-langchain-style``
+    chooses: text ReAct as the original's (default) or native tool calls."""
+
     uses_llm: ClassVar[bool] = True
     needs_solution: ClassVar[bool] = False
     requires: ClassVar[tuple[str, ...]] = ("langchain_core",)

@@ -22,7 +22,7 @@ from pytest_mlab import Action, Environment
 
 from .langchain_model import EnvChatModel
 from .react_format import ArgumentError, argument_error, parse_action_input
-from .react_prompt import describe
+from .react_prompt import details
 
 REACT_STOP = ("\nObservation:", "\n\tObservation:")
 """Where LangChain's ReAct agent stops the model, added to the role's own stop."""
@@ -71,7 +71,7 @@ def env_tools(env: Environment, actions: Sequence[Action]) -> list[Tool]:
                 return argument_error(action.name, action.parameters, str(exc))
             return env.execute(action.name, **args)
 
-        return Tool(name=action.name, func=run, description=describe(action).split(": ", 1)[1])
+        return Tool(name=action.name, func=run, description=details(action))
 
     return [make(action) for action in actions]
 

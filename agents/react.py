@@ -42,6 +42,9 @@ def _tools(actions: list[Action]) -> list[dict[str, Any]]:
 
 
 class ReactAgent:
+    """MLAgentBench's research agent (``--agent=react``); ``context.options`` chooses
+    retrieval mode, native tool calling, the history and the message layout."""
+
     uses_llm: ClassVar[bool] = True
     needs_solution: ClassVar[bool] = False
 

@@ -94,11 +94,16 @@ def prompt_actions(env: Environment, retrieval: bool) -> list[Action]:
     return [env.actions[name] for name in names if name in env.actions]
 
 
-def describe(action: Action) -> str:
-    """One action as the prompt shows it: what it does, its input, what it returns."""
+def details(action: Action) -> str:
+    """What an action does, its input and what it returns."""
     returns = RETURNS.get(action.name, "the result of the action")
-    return (f"- {action.name}: {action.description}\n"
-            f"  Action Input: {usage(action.parameters)}\n  Returns: {returns}")
+    template = usage(action.parameters).replace("\n", "\n  ")
+    return f"{action.description}\n  Action Input: {template}\n  Returns: {returns}"
+
+
+def describe(action: Action) -> str:
+    """One action as the prompt lists it."""
+    return f"- {action.name}: {details(action)}"
 
 
 def answer_format(tool_calling: bool) -> str:
