@@ -215,6 +215,7 @@ def mlab_result(
         files=settings.run_files.trial(request.node.nodeid), resume=bool(settings.resume),
         score_steps=settings.score_steps, keep_workspace=settings.keep_workspaces,
         ask=_terminal_ask(request.config) if settings.interactive else None,
+        action_options=settings.action_options,
     ))
     request.node.stash[RESULT_KEY] = result
     return result

@@ -7,13 +7,14 @@ Everything here runs without pytest; the plugin's fixtures only provide the part
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_mlab.core.baseline import Baseline
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.core.trace import Trace
+from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.agent import Agent
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.environment import Environment
@@ -53,6 +54,7 @@ class TrialParts:
     keep_workspace: Retention = "failed"
     ask: Callable[[str], str] | None = None
     """Answers Request Help; None outside an interactive run."""
+    action_options: ActionOptions = field(default_factory=ActionOptions)
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -91,7 +93,7 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
             research_problem=task.manifest.research_problem, entry=task.manifest.entry,
             workspace=workspace, sandbox=parts.sandbox, limits=parts.limits, trace=trace,
             snapshots=snapshots, resume=resume, ask=parts.ask, llm=parts.llm,
-            progress=progress,
+            progress=progress, action_options=parts.action_options,
         )
         return let_agent_act(parts.agent, env)
     finally:
