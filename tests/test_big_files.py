@@ -26,6 +26,7 @@ from pytest_mlab.core.snapshots import (
 from pytest_mlab.core.task import TrialLimits, load_task
 from pytest_mlab.core.trace import Step, Trace
 from pytest_mlab.env.actions.backups import BACKUP_MAX_BYTES
+from pytest_mlab.env.actions.reading import LONG_LINE_BYTES, WHOLE_LINES_BYTES, lines_between
 from pytest_mlab.env.data import prepare_task
 from pytest_mlab.env.env_cache import cache_env
 from pytest_mlab.env.environment import Environment
@@ -263,3 +264,15 @@ def test_provisioning_hashes_nothing_twice_and_snapshot_0_stores_nothing(
     again = provision_workspace(task, data, tmp_path / "again")
     assert restore(objects, second, again.root, again.protected) == {}
     assert (again.root / "train.py").read_text() == "print('edited')\n"
+
+
+def test_lines_of_a_large_file_match_those_of_a_small_one(tmp_path: Path) -> None:
+    lines = [f"{n}: " + "é" * (n % 700) for n in range(6_000)]  # lines cross 1 MiB reads
+    (tmp_path / "big.txt").write_text("\n".join(lines) + "\n")
+    assert (tmp_path / "big.txt").stat().st_size > 2 * WHOLE_LINES_BYTES
+    for first, last in [(1, 3), (1_500, 1_599), (5_990, 6_010), (7_000, 7_001)]:
+        shown, count = lines_between(tmp_path / "big.txt", first, last)
+        assert count is None and shown == lines[first - 1 : last], (first, last)
+    (tmp_path / "long.txt").write_bytes(b"a" * (3 * WHOLE_LINES_BYTES) + b"\nend")
+    shown, _ = lines_between(tmp_path / "long.txt", 1, 2)
+    assert shown == ["a" * LONG_LINE_BYTES + " [... rest of the line not shown]", "end"]
