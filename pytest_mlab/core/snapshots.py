@@ -3,35 +3,93 @@
 Objects are stored once per content (``objects/ab/abcdef...``) and shared by every
 trial of a run; a step's manifest maps each file to its hash. Protected files (the
 task's public data) are never stored: they live in the cache and are provisioned
-again on restore. Taking snapshots is ``pytest_mlab.env.snapshotter``'s job; this
-module only reads and writes the store.
+again on restore. Content that is already stored elsewhere on the machine (a task's
+``env/`` files in the data cache) is found through ``objects/alternates/``, links to
+those other stores, rather than copied.
+
+Some content is not kept: large files between the steps that matter (they are known
+by size, mtime and inode), and anything beyond a trial's cap on stored bytes. Their
+manifest entry says so (``not_kept``) in place of a hash; every reader must expect it.
+Taking snapshots is ``pytest_mlab.env.snapshotter``'s job; this module only reads and
+writes the store.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from pytest_mlab.core.file_copy import copy_file
+
 Manifest = dict[str, str]
+"""Relative path -> sha256 of the content, or a ``not_kept`` entry."""
+_NOT_KEPT = "not-kept:"
+ALTERNATES = "alternates"
+WHY_NOT_KEPT = {
+    "large": "a large file, kept only at the final and the scored steps",
+    "cap": "the trial's snapshots had reached their cap on stored bytes",
+}
+
+
+def not_kept(why: str, size: int, mtime_ns: int, inode: int) -> str:
+    """The manifest entry of a file whose content was not stored (``why``: a key of
+    WHY_NOT_KEPT); it changes whenever the file does, as a hash would."""
+    return f"{_NOT_KEPT}{why}:{size}:{mtime_ns}:{inode}"
+
+
+def is_kept(entry: str) -> bool:
+    return not entry.startswith(_NOT_KEPT)
+
+
+def not_kept_note(entry: str) -> str:
+    """Why the content of ``entry`` is missing, in words."""
+    why, _, rest = entry.removeprefix(_NOT_KEPT).partition(":")
+    size = rest.partition(":")[0]
+    amount = f"{int(size):,} bytes; " if size.isdigit() else ""
+    return f"content not kept in the snapshots ({amount}{WHY_NOT_KEPT.get(why, why)})"
 
 
 def object_path(objects: Path, digest: str) -> Path:
-    """Where the content with ``digest`` is stored."""
+    """Where the content with ``digest`` is stored in this store itself."""
     return objects / digest[:2] / digest
 
 
-def store_object(objects: Path, source: Path, digest: str) -> None:
-    """Copy ``source`` into the store under ``digest`` unless it is there already."""
-    target = object_path(objects, digest)
-    if target.exists():
+def find_object(objects: Path, digest: str) -> Path | None:
+    """The stored content with ``digest``, here or in a linked store; None if absent."""
+    if not is_kept(digest):
+        return None
+    candidates = [objects, *sorted((objects / ALTERNATES).glob("*"))]
+    for store in candidates:
+        path = object_path(store, digest)
+        if path.is_file():
+            return path
+    return None
+
+
+def link_alternate(objects: Path, other: Path, name: str) -> None:
+    """Let ``objects`` find content stored in ``other`` (under the link ``name``)."""
+    link = objects / ALTERNATES / name
+    if link.is_symlink() or link.exists():
         return
+    link.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # another trial of the run was first
+        link.symlink_to(other.resolve(), target_is_directory=True)
+
+
+def store_object(objects: Path, source: Path, digest: str) -> int:
+    """Copy ``source`` into the store under ``digest`` unless it is there already;
+    returns the bytes written."""
+    if find_object(objects, digest) is not None:
+        return 0
+    target = object_path(objects, digest)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{digest}.{os.getpid()}.partial")
-    shutil.copyfile(source, partial)
+    copy_file(source, partial)
     partial.replace(target)
+    return target.stat().st_size
 
 
 def walk_files(root: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
@@ -65,13 +123,29 @@ def read_manifest(manifests: Path, step: int) -> Manifest:
 
 def restore(
     objects: Path, manifest: Manifest, workspace: Path, protected: Mapping[str, str]
-) -> None:
-    """Make the unprotected files of ``workspace`` exactly those of ``manifest``."""
+) -> dict[str, str]:
+    """Make the unprotected files of ``workspace`` those of ``manifest``, as far as the
+    store kept them. Returns each file it could not restore, with why; such a file is
+    left as the workspace held it (as provisioned, or absent)."""
     for rel, _ in list(walk_files(workspace)):
         if rel not in protected and rel not in manifest:
             (workspace / rel).unlink()
+    missing = {}
     for rel, digest in manifest.items():
+        source = find_object(objects, digest)
+        if source is None:
+            missing[rel] = (not_kept_note(digest) if not is_kept(digest)
+                            else "content missing from the snapshot store")
+            continue
         target = workspace / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.unlink(missing_ok=True)
-        shutil.copyfile(object_path(objects, digest), target)
+        copy_file(source, target)
+    return missing
+
+
+def describe_missing(missing: Mapping[str, str], limit: int = 5) -> str:
+    """The files a restore left out, with why, for a sentence."""
+    named = "; ".join(f"{rel}: {why}" for rel, why in list(missing.items())[:limit])
+    more = f"; and {len(missing) - limit} more" if len(missing) > limit else ""
+    return named + more

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.task import TrialLimits
@@ -79,7 +83,11 @@ class Environment:
         """Answers Request Help; None outside an interactive run."""
         self.action_options = action_options or ActionOptions()
         """What the actions return where that is a choice (--mlab-script-output, ...)."""
-        self.backups = Backups()
+        scratch = Path(tempfile.mkdtemp(prefix="mlab-trial-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, scratch, ignore_errors=True)
+        self.backups = Backups(scratch / "backups")
+        """Earlier versions for Undo, in a temporary folder of the trial's own outside
+        the workspace; ``close`` removes it."""
         self.llm = llm
         """The harness's LLM client (None for agents without one): every call through it
         is counted in the step's usage, cached and budgeted."""
@@ -96,6 +104,8 @@ class Environment:
         self.final_answer: str | None = None
         self._started = time.monotonic() - (resume.seconds if resume else 0.0)
         self._exit_code: int | None = None
+        self._resume_note = resume.note if resume else ""
+        """Told to the agent with its first observation after a resume."""
         if snapshots is not None and resume is None:
             snapshots.take(0)
 
@@ -110,19 +120,21 @@ class Environment:
     def script_timeout(self) -> float:
         return max(0.0, min(self.limits.script_timeout, self.seconds_left))
 
-    def execute(self, action: ActionName | str, **args: Any) -> str:
+    def execute(self, action: ActionName | str, /, **args: Any) -> str:
         """Perform one step and return its observation.
 
-        Invalid requests come back as observations; ``TrialOver`` ends the trial.
+        Invalid requests (any name, any arguments) come back as observations starting
+        "Invalid action"; ``TrialOver`` ends the trial.
         """
-        return self._step(action, self.actions.get(action), args)
+        chosen = self.actions.get(action) if isinstance(action, str) else None
+        return self._step(action, chosen, args)
 
     def run_command(self, command: str) -> str:
         """Run a shell command in the sandbox as one step, with the rest of the trial's
         time as its timeout: how an external agent's whole session is run."""
         return self._step(RUN_COMMAND.name, RUN_COMMAND, {"command": command})
 
-    def _step(self, action: str, chosen: Action | None, args: dict[str, Any]) -> str:
+    def _step(self, action: object, chosen: Action | None, args: dict[str, Any]) -> str:
         if self.final_answer is not None:
             raise AlreadySubmitted("the final answer was already submitted")
         if self.steps >= self.limits.max_steps:
@@ -134,25 +146,28 @@ class Environment:
         started = time.time()
         try:
             if chosen is None:
-                raise ActionError(
-                    f"There is no action {action!r}. Valid actions: {', '.join(self.actions)}."
-                )
+                raise ActionError(f"There is no action {_shown(action)}. "
+                                  f"Valid actions: {', '.join(self.actions)}.")
             observation = chosen(self, args)
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
+        if self._resume_note:
+            observation, self._resume_note = f"{self._resume_note}\n\n{observation}", ""
+        name = action if isinstance(action, str) and len(action) <= 100 else _shown(action)
+        recorded = {key: _recordable(value) for key, value in args.items()}
         usage: dict[str, float] = {}
         if self.llm is not None:
             usage = self.llm.usage.since(self._usage_mark).as_dict()
             self._usage_mark = self.llm.usage.copy()
             self.llm.step = self.steps + 1
-        step = Step(self.steps, action, args, observation, started, time.time(),
+        step = Step(self.steps, name, recorded, observation, started, time.time(),
                     self._exit_code, usage)
         self.steps_taken.append(step)
         if self.trace is not None:
             self.trace.append(step)
         if self.progress is not None:
             spent = self.llm.usage if self.llm is not None else Usage()
-            self.progress.write(self.steps, self.limits.max_steps, action, spent)
+            self.progress.write(self.steps, self.limits.max_steps, name, spent)
         if self.snapshots is not None:
             self.snapshots.take(self.steps, self._touched(chosen, args))
         return observation
@@ -163,11 +178,11 @@ class Environment:
             return []
         if action.writes == "*":
             return None
-        root = self.workspace.root
+        root, name = self.workspace.root, args.get(action.writes)
         try:
-            return [relative(root, inside(root, str(args.get(action.writes))))]
-        except ActionError:
-            return []  # refused as outside the workspace: nothing was written
+            return [relative(root, inside(root, name))] if isinstance(name, str) else []
+        except (ActionError, OSError, ValueError):
+            return []  # a name refused: nothing was written
 
     def finish(self) -> None:
         """Retake the last snapshot looking at every file: the watch can miss writes
@@ -175,8 +190,28 @@ class Environment:
         if self.snapshots is not None:
             self.snapshots.take(self.steps, full=True)
 
+    def close(self) -> None:
+        """Remove what the trial kept outside the workspace (the backups)."""
+        self._cleanup()
+
     def submit(self, answer: str) -> None:
         self.final_answer = answer
 
     def note_exit_code(self, code: int) -> None:
         self._exit_code = code
+
+
+def _shown(value: object, limit: int = 100) -> str:
+    """``value`` for a message: its repr, cut short."""
+    text = repr(value) if isinstance(value, str) else f"of type {type(value).__name__}"
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _recordable(value: Any) -> Any:
+    """An argument as the trace can write it: text and numbers as they are, anything
+    else (or a number too long to print) as a short description."""
+    if value is None or isinstance(value, str | bool | float):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 10**18 else f"<a whole number of {value.bit_length()} bits>"
+    return f"<{type(value).__name__}>"

@@ -3,19 +3,40 @@
 Only the paths a step changed are looked at: the file a file action names, or what the
 kernel reports (``watch.py``) after code ran; where it cannot tell, every file is
 stat'ed, and a file whose size, mtime and inode are unchanged is not read again.
+
+Large files (LARGE_FILE_BYTES and up) cost a step nothing but a stat: between the
+steps that matter they are known by size, mtime and inode, and their content is not
+kept. It is hashed and stored at the steps that will be scored (``keep_every``) and at
+the final snapshot (``full``). A trial stores at most STORE_MAX_BYTES; content beyond
+that is not kept either. The manifest says which content was not kept, and why.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from pytest_mlab.core.fingerprint import sha256_file
-from pytest_mlab.core.snapshots import Manifest, store_object, walk_files, write_manifest
+from pytest_mlab.core.snapshots import (
+    Manifest,
+    is_kept,
+    link_alternate,
+    not_kept,
+    store_object,
+    walk_files,
+    write_manifest,
+)
 from pytest_mlab.env.watch import WorkspaceWatch
 
+if TYPE_CHECKING:
+    from pytest_mlab.env.workspace import Workspace
+
+LARGE_FILE_BYTES = 8 << 20
+STORE_MAX_BYTES = 2 << 30
 _Signature = tuple[int, int, int]
 
 
@@ -23,15 +44,40 @@ class Snapshotter:
     """Takes the snapshots of one trial."""
 
     def __init__(self, objects: Path, manifests: Path, workspace: Path,
-                 protected: Mapping[str, str], *, watch: bool = True) -> None:
+                 protected: Mapping[str, str], *, watch: bool = True,
+                 keep_every: int | None = None,
+                 known: Mapping[str, tuple[_Signature, str]] | None = None,
+                 store_max_bytes: int = STORE_MAX_BYTES) -> None:
+        """``keep_every``: every Nth step is scored, so its snapshot keeps all content.
+        ``known``: files whose content is known while their signature stays the same
+        (relative path -> ((size, mtime_ns, inode), sha256)), its objects already stored."""
         self.objects = objects
         self.manifests = manifests
         self.workspace = workspace
         self.protected = protected
-        self._known: dict[str, tuple[_Signature, str]] = {}
+        self.keep_every = keep_every
+        self.store_max_bytes = store_max_bytes
+        self.stored_bytes = 0
+        """What this trial added to the store."""
+        self._known: dict[str, tuple[_Signature, str]] = dict(known or {})
         self._manifest: Manifest | None = None
         manifests.mkdir(parents=True, exist_ok=True)
         self._watch = WorkspaceWatch.start(workspace) if watch else None
+
+    @classmethod
+    def of(cls, workspace: Workspace, objects: Path, manifests: Path, *,
+           keep_every: int | None = None, watch: bool = True) -> Snapshotter:
+        """Snapshots of ``workspace``, told what provisioning put there, so the first
+        snapshot reads none of it and finds its content where the data cache keeps it."""
+        known: dict[str, tuple[_Signature, str]] = {}
+        origin = workspace.provisioned
+        if origin is not None:
+            known = {rel: ((size, mtime, inode), digest)
+                     for rel, (size, mtime, inode, digest) in origin.files.items()}
+            name = hashlib.sha256(str(origin.objects).encode()).hexdigest()[:16]
+            link_alternate(objects, origin.objects, name)
+        return cls(objects, manifests, workspace.root, workspace.protected, watch=watch,
+                   keep_every=keep_every, known=known)
 
     def __enter__(self) -> Snapshotter:
         return self
@@ -45,44 +91,58 @@ class Snapshotter:
             self._watch.close()
             self._watch = None
 
-    def _record(self, rel: str, path: Path, stat: os.stat_result) -> str:
+    def _record(self, rel: str, path: Path, stat: os.stat_result, keep: bool) -> str:
         signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
         known = self._known.get(rel)
-        if known is not None and known[0] == signature:
+        if known is not None and known[0] == signature and (not keep or is_kept(known[1])):
             return known[1]
+        entry = self._content(path, signature, keep)
+        self._known[rel] = (signature, entry)
+        return entry
+
+    def _content(self, path: Path, signature: _Signature, keep: bool) -> str:
+        """The file's hash, its content stored; or why its content is not kept."""
+        size = signature[0]
+        if size >= LARGE_FILE_BYTES and not keep:
+            return not_kept("large", *signature)
+        if self.stored_bytes + size > self.store_max_bytes:
+            return not_kept("cap", *signature)
         digest = sha256_file(path)
-        store_object(self.objects, path, digest)
-        self._known[rel] = (signature, digest)
+        self.stored_bytes += store_object(self.objects, path, digest)
         return digest
 
     def take(self, step: int, changed: Sequence[str] | None = None, *,
              full: bool = False) -> Manifest:
         """Snapshot after ``step``. ``changed``: the files a file action wrote; None
         when code ran and anything may have changed. The watch, where there is one,
-        adds what else changed; ``full`` looks at every file."""
+        adds what else changed; ``full`` looks at every file and keeps all content, as
+        a scored step does."""
+        keep = full or (self.keep_every is not None and step % self.keep_every == 0)
         paths: set[str] | None = set(changed) if changed is not None else None
         if self._watch is not None:
             seen = self._watch.changes()
             paths = None if seen is None else seen.union(paths or ())
         if full or paths is None or self._manifest is None:
-            manifest = self._scan()
+            manifest = self._scan("", keep)
         else:
             manifest = dict(self._manifest)
+            if keep:
+                paths.update(rel for rel, entry in manifest.items() if not is_kept(entry))
             for rel in paths:
-                self._update(manifest, rel)
+                self._update(manifest, rel, keep)
         self._manifest = manifest
         write_manifest(self.manifests, step, manifest)
         return manifest
 
-    def _scan(self, folder: str = "") -> Manifest:
+    def _scan(self, folder: str, keep: bool) -> Manifest:
         manifest: Manifest = {}
         for rel, entry in walk_files(self.workspace / folder, folder):
             if rel not in self.protected:
                 manifest[rel] = self._record(rel, Path(entry.path),
-                                             entry.stat(follow_symlinks=False))
+                                             entry.stat(follow_symlinks=False), keep)
         return manifest
 
-    def _update(self, manifest: Manifest, rel: str) -> None:
+    def _update(self, manifest: Manifest, rel: str, keep: bool) -> None:
         """Bring the entries of ``rel`` (a file, or a folder if it ends in '/') up to date."""
         path = self.workspace / rel
         if rel.endswith("/") or path.is_dir():
@@ -91,8 +151,8 @@ class Snapshotter:
             for gone in [name for name in manifest if name.startswith(folder + "/")]:
                 del manifest[gone]
             if path.is_dir() and not path.is_symlink():
-                manifest.update(self._scan(folder + "/"))
+                manifest.update(self._scan(folder + "/", keep))
         elif path.is_file() and not path.is_symlink() and rel not in self.protected:
-            manifest[rel] = self._record(rel, path, path.stat())
+            manifest[rel] = self._record(rel, path, path.stat(), keep)
         else:
             manifest.pop(rel, None)

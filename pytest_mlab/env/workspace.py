@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_mlab.core.fingerprint import changed_files, read_hashes, sha256_file
+from pytest_mlab.core.snapshots import walk_files
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
+from pytest_mlab.env.env_cache import CachedEnv, cache_env
 
 # Files this large are hardlinked from the cache instead of copied. They are
 # read-only, and their content is verified before scoring.
@@ -19,10 +21,22 @@ _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 
 
 @dataclass(frozen=True)
+class Provisioned:
+    """The writable files provisioning copied from ``env/``, as it left them: enough
+    for the first snapshot to know their content without reading them."""
+
+    objects: Path
+    """Where their content is stored (the data cache)."""
+    files: dict[str, tuple[int, int, int, str]]
+    """Relative path -> (size, mtime_ns, inode, sha256)."""
+
+
+@dataclass(frozen=True)
 class Workspace:
     root: Path
     protected: dict[str, str] = field(default_factory=dict)
     """Relative path -> sha256 of every file the agent may not change."""
+    provisioned: Provisioned | None = None
 
     def changed_protected_files(self) -> list[str]:
         return changed_files(self.root, self.protected)
@@ -40,19 +54,57 @@ def _place(source: Path, target: Path) -> None:
     target.chmod(_READ_ONLY)
 
 
+def _read_only_in_env(task: TaskSpec, env: CachedEnv) -> set[str]:
+    """The files of ``env/`` that ``read_only`` names (and the cache holds)."""
+    found = set()
+    for pattern in task.manifest.read_only:
+        for path in task.env_dir.glob(pattern):
+            found.add(path.relative_to(task.env_dir).as_posix())
+    return found & env.hashes.keys()
+
+
+def _copy_env(task: TaskSpec, env: CachedEnv, root: Path) -> dict[str, str]:
+    """Copy ``env/`` to ``root``; read-only files come from the cache, hardlinked if
+    large. Returns their hashes."""
+    linked = _read_only_in_env(task, env)
+
+    def skipped(folder: str, names: list[str]) -> set[str]:
+        rel = Path(folder).relative_to(task.env_dir).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        return {n for n in names if n == "__pycache__" or prefix + n in linked}
+
+    shutil.copytree(task.env_dir, root, ignore=skipped)
+    for rel in linked:
+        _place(env.path(rel), root / rel)
+    return {rel: env.hashes[rel] for rel in linked}
+
+
+def _provisioned(root: Path, env: CachedEnv, protected: dict[str, str]) -> Provisioned:
+    files = {}
+    for rel, entry in walk_files(root):
+        digest = env.hashes.get(rel)
+        if digest is not None and rel not in protected:
+            info = entry.stat(follow_symlinks=False)
+            files[rel] = (info.st_size, info.st_mtime_ns, info.st_ino, digest)
+    return Provisioned(env.objects, files)
+
+
 def provision_workspace(task: TaskSpec, data: PreparedData, root: Path) -> Workspace:
     """Create ``root`` holding ``env/`` (writable) and the public data (read-only)."""
-    shutil.copytree(task.env_dir, root, ignore=shutil.ignore_patterns("__pycache__"))
+    env = cache_env(task, data)
+    from_env = _copy_env(task, env, root)
     protected = read_hashes(data.public_hashes)
     for rel in protected:
         target = root / rel
         if target.exists():
             raise FileExistsError(f"{task.name}: public data {rel} clashes with env/{rel}")
         _place(data.public / rel, target)
+    protected |= from_env
     for pattern in task.manifest.read_only:
         for path in sorted(root.glob(pattern)):
             rel = path.relative_to(root).as_posix()
             if path.is_file() and rel not in protected:
                 path.chmod(_READ_ONLY)
                 protected[rel] = sha256_file(path)
-    return Workspace(root=root, protected=protected)
+    return Workspace(root=root, protected=protected,
+                     provisioned=_provisioned(root, env, protected))

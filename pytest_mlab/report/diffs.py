@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from pytest_mlab.core.snapshots import Manifest, object_path
+from pytest_mlab.core.snapshots import Manifest, find_object, is_kept, not_kept_note
 
 MAX_FILE_BYTES = 256_000
 MAX_DIFF_LINES = 120
@@ -27,8 +27,12 @@ def _text(objects: Path, digest: str | None) -> tuple[list[str] | None, str]:
     """The file's lines, or None and the reason they are not shown."""
     if digest is None:
         return [], ""
-    path = object_path(objects, digest)
+    if not is_kept(digest):
+        return None, f"{not_kept_note(digest)}: not shown"
+    path = find_object(objects, digest)
     try:
+        if path is None:
+            raise FileNotFoundError(digest)
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             return None, f"large file ({size:,} bytes): not shown"

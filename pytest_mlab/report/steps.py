@@ -39,12 +39,17 @@ class TraceView(BaseModel):
 def _step_changes(
     objects: Path, manifests: Path, recorded: list[int], step: int
 ) -> tuple[list[FileChange], str]:
-    """Against the latest snapshot before ``step``; none if ``step`` has no snapshot."""
+    """Against the latest snapshot before ``step``; none if ``step`` has no snapshot.
+    Content the snapshots did not keep is named in each change's note."""
     earlier = [n for n in recorded if n < step]
     if step not in recorded or not earlier:
         return [], ""
-    before: Manifest = read_manifest(manifests, earlier[-1])
-    return changes(objects, before, read_manifest(manifests, step))
+    try:
+        before: Manifest = read_manifest(manifests, earlier[-1])
+        after = read_manifest(manifests, step)
+    except (OSError, ValueError) as exc:
+        return [], f"snapshot unreadable: {exc}"
+    return changes(objects, before, after)
 
 
 def trace_view(trace: Path, manifests: Path, objects: Path) -> TraceView:

@@ -82,10 +82,11 @@ def run_trial(parts: TrialParts) -> TrialResult:
 
 def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
     files, workspace, task = parts.files, parts.workspace, parts.spec.task
-    snapshots = trace = progress = None
+    snapshots = trace = progress = env = None
     if files is not None:
-        snapshots = Snapshotter(files.objects, files.manifests, workspace.root,
-                                workspace.protected)
+        # The scored steps keep all their content, so that they can be restored and scored.
+        snapshots = Snapshotter.of(workspace, files.objects, files.manifests,
+                                   keep_every=parts.score_steps)
         trace = Trace(files.trace, append=resume is not None)
         progress = ProgressFile(files.progress, parts.spec.name)
     try:
@@ -97,5 +98,7 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
         )
         return let_agent_act(parts.agent, env)
     finally:
+        if env is not None:
+            env.close()
         if snapshots is not None:
             snapshots.close()

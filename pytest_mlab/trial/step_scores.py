@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pytest_mlab.core.results import StepScore
 from pytest_mlab.core.run_files import TrialFiles
-from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
+from pytest_mlab.core.snapshots import describe_missing, manifest_steps, read_manifest, restore
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.workspace import provision_workspace
@@ -17,7 +17,8 @@ from pytest_mlab.trial.scoring import score_workspace
 def score_steps(
     task: TaskSpec, data: PreparedData, files: TrialFiles, every: int
 ) -> list[StepScore]:
-    """Scores of steps 0, every, 2*every, ... and of the last step."""
+    """Scores of steps 0, every, 2*every, ... and of the last step. A step whose
+    snapshot did not keep every file is not scored; its record says which were missing."""
     steps = manifest_steps(files.manifests)
     chosen = [n for n in steps if n % every == 0]
     if steps and steps[-1] not in chosen:
@@ -27,7 +28,12 @@ def score_steps(
         with tempfile.TemporaryDirectory(prefix=f"mlab-step-{step}-") as tmp:
             workspace = provision_workspace(task, data, Path(tmp) / "workspace")
             manifest = read_manifest(files.manifests, step)
-            restore(files.objects, manifest, workspace.root, workspace.protected)
+            missing = restore(files.objects, manifest, workspace.root, workspace.protected)
+            if missing:
+                scores.append(StepScore(step=step, score=None,
+                                        invalid="not scored, the snapshot lacks "
+                                        f"{describe_missing(missing)}"))
+                continue
             scored = score_workspace(task, workspace, data)
         scores.append(StepScore(step=step, score=scored.score, invalid=scored.invalid))
     return scores

@@ -27,6 +27,10 @@ def _source(env: ActionContext, script_name: str, *, missing_ok: bool) -> tuple[
         return rel, ""
     if not path.is_file():
         raise ActionError(f"{script_name!r} is not a file in the workspace.")
+    # Checked before reading: a huge file would cost the harness its size in memory.
+    if (size := path.stat().st_size) > 4 * EDIT_MAX_CHARS:
+        raise ActionError(f"{rel} has {size:,} bytes, more than an edit may cover; edit a "
+                          "range of lines, or a smaller file.")
     try:
         return rel, path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
@@ -64,7 +68,7 @@ def _refusal(reply: str, save_name: str) -> str:
 
 def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) -> str:
     path, rel = _writable(env, save_name)
-    env.backups.remember(path)
+    no_undo = env.backups.remember(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(new.encode("utf-8"))
     diff = "\n".join(difflib.unified_diff(
@@ -72,8 +76,9 @@ def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) 
     ))
     if not diff:
         return f"Saved {rel}; it is identical to {old_rel}, so there is no diff."
+    undo = no_undo or "Undo Edit Script takes it back."
     return (f"Saved the edited file as {rel}. Check that this diff is the edit you wanted; "
-            f"Undo Edit Script takes it back.\n{diff}")
+            f"{undo}\n{diff}")
 
 
 def _guard(text: str, what: str) -> None:

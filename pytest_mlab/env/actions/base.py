@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,6 +39,19 @@ class ActionContext(Protocol):
 
 class ActionError(Exception):
     """The agent asked for something invalid; the message becomes its observation."""
+
+
+MAX_WHOLE_NUMBER = 2**63 - 1
+"""Larger whole numbers are refused: no file has that many lines."""
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _names(names: Iterable[str], shown: int = 10) -> str:
+    """Argument names for a message: odd or long ones quoted and cut, many summed up."""
+    listed = [name if name.isprintable() and len(name) <= 40 else repr(name[:40])
+              for name in names]
+    more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
+    return ", ".join(listed[:shown]) + more
 
 
 @dataclass(frozen=True)
@@ -78,22 +92,43 @@ class Action:
         return f"{self.name}: {self.description}\n  Action Input: {{{args}}}"
 
     def __call__(self, env: ActionContext, args: dict[str, Any]) -> str:
+        """Check ``args`` and run the action. What the file system or a codec refuses
+        (a name too long, a file gone, text that is not UTF-8) comes back as ActionError."""
         missing = [arg for arg in self.parameters if arg not in args]
         extra = [arg for arg in args if arg not in self.parameters]
         if missing or extra:
             expected = ", ".join(self.parameters) or "no arguments"
-            raise ActionError(f"{self.name} takes {expected}; got {', '.join(args) or 'none'}.")
+            raise ActionError(f"{self.name} takes {expected}; got {_names(args) or 'none'}.")
         values = {arg: self._value(arg, value) for arg, value in args.items()}
-        return self.function(env, **values)
+        try:
+            return self.function(env, **values)
+        except (OSError, UnicodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise ActionError(f"{self.name} failed: {reason}.") from None
 
     def _value(self, arg: str, value: Any) -> Any:
-        if arg not in self.integers:
-            if not isinstance(value, str):
-                raise ActionError(f"{self.name}: {arg} must be a string.")
-            return value
+        if arg in self.integers:
+            return self._whole(arg, value)
+        if not isinstance(value, str):
+            raise ActionError(f"{self.name}: {arg} must be a string.")
+        if (unsafe := _UNSAFE.search(value)) is not None:
+            what = "a NUL character" if unsafe.group() == "\0" else "a lone surrogate"
+            raise ActionError(f"{self.name}: {arg} contains {what} (at {unsafe.start()}), "
+                              "which no file name or text may hold.")
+        return value
+
+    def _whole(self, arg: str, value: Any) -> int:
+        refused = ActionError(f"{self.name}: {arg} must be a whole number.")
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise refused
+        if isinstance(value, str) and len(value) > 40:
+            raise refused
         try:
-            if isinstance(value, bool):
-                raise ValueError
-            return int(value)
-        except (TypeError, ValueError):
-            raise ActionError(f"{self.name}: {arg} must be a whole number.") from None
+            number = int(value)
+        except (ValueError, OverflowError):
+            raise refused from None
+        if isinstance(value, float) and number != value:
+            raise refused
+        if abs(number) > MAX_WHOLE_NUMBER:
+            raise ActionError(f"{self.name}: {arg} is too large ({MAX_WHOLE_NUMBER} at most).")
+        return number

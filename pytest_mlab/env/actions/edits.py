@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pytest_mlab.core.text import clip
 from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
 from pytest_mlab.env.actions.files import READ_LIMIT
 from pytest_mlab.env.actions.paths import inside, relative
+from pytest_mlab.env.actions.reading import clipped_text
 
 
 def undo_edit_script(env: ActionContext, script_name: str) -> str:
@@ -15,7 +15,7 @@ def undo_edit_script(env: ActionContext, script_name: str) -> str:
         raise ActionError(f"There is no earlier version of {rel} to go back to.")
     if not path.exists():
         return f"Undid the last edit: {rel} did not exist before it, so it is gone."
-    text = clip(path.read_text(errors="replace"), READ_LIMIT)
+    text = clipped_text(path, READ_LIMIT, errors="replace")
     return f"Undid the last edit of {rel}. It now reads:\n{text}"
 
 
