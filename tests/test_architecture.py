@@ -113,3 +113,17 @@ def test_the_readme_agent_type_checks_and_loads(tmp_path: Path) -> None:
         assert load_agent("readme_agent:FixOnceAgent").uses_llm
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    # import-linter's layers keep folders apart; this keeps modules within a folder apart.
+    import grimp
+
+    graph = grimp.build_graph("pytest_mlab")
+    cycles = [
+        (module, other) for module in sorted(graph.modules) if module.startswith("pytest_mlab.")
+        for other in graph.find_modules_directly_imported_by(module)
+        if other != module and other.startswith("pytest_mlab.")
+        and graph.chain_exists(importer=other, imported=module)
+    ]
+    assert cycles == []

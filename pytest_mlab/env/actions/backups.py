@@ -6,7 +6,7 @@ import itertools
 from pathlib import Path
 
 from pytest_mlab.core.file_copy import copy_file
-from pytest_mlab.env.actions.base import ActionError
+from pytest_mlab.env.actions.errors import ActionError
 
 BACKUP_MAX_BYTES = 64 << 20
 """A file larger than this gets no backup: Undo cannot take back an edit of it."""

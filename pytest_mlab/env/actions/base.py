@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_mlab.env.actions.errors import ActionError as ActionError
+
 if TYPE_CHECKING:
     from pytest_mlab.env.actions.backups import Backups
     from pytest_mlab.env.actions.options import ActionOptions
@@ -35,10 +37,6 @@ class ActionContext(Protocol):
     def submit(self, answer: str) -> None: ...
 
     def note_exit_code(self, code: int) -> None: ...
-
-
-class ActionError(Exception):
-    """The agent asked for something invalid; the message becomes its observation."""
 
 
 MAX_WHOLE_NUMBER = 2**63 - 1
