@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,12 +17,13 @@ import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
 from pytest_mlab.plugin import hookspecs
-from pytest_mlab.plugin.keys import AGENTS_KEY, SETTINGS_KEY
+from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
 
 if TYPE_CHECKING:
     from pytest_mlab.env.agent import Agent
     from pytest_mlab.plugin.collect import TaskFile
+    from pytest_mlab.plugin.selection import Selection
     from pytest_mlab.plugin.settings import Settings
 
 
@@ -59,11 +61,12 @@ def _check(settings: Settings, config: pytest.Config, is_worker: bool) -> None:
                                 f"one of: {', '.join(kinds)}")
 
 
-def _agents(settings: Settings) -> dict[str, type[Agent]]:
+def _agents(settings: Settings, named: Iterable[str]) -> dict[str, type[Agent]]:
+    """The agents --agent chose, checked, and those node ids name."""
     from pytest_mlab.trial.agents import UnknownAgent, load_agent
 
     agents = {}
-    for name in settings.agents:
+    for name in [*settings.agents, *named]:
         try:
             agents[name] = load_agent(name)
         except UnknownAgent as exc:
@@ -71,19 +74,24 @@ def _agents(settings: Settings) -> dict[str, type[Agent]]:
         if name == "command" and not settings.agent_options.command:
             raise pytest.UsageError("--agent=command runs an external agent: give its command "
                                     "line with --mlab-agent-cmd")
-        if agents[name].uses_llm and not settings.llms:
+        if agents[name].uses_llm and not settings.llms and name in settings.agents:
             raise pytest.UsageError(f"--agent={name} uses an LLM: give one with --llm MODEL")
     return agents
 
 
 class XdistHooks:
-    """Hands the controller's run id to every worker, so all share one run."""
+    """Hands the controller's run id to every worker, so all share one run, and learns from
+    the workers which trials were selected (the controller collects nothing itself)."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, selection: Selection) -> None:
         self.run_id = run_id
+        self.selection = selection
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["mlab_run_id"] = self.run_id
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.selection.add_ids(ids)
 
 
 def _saves_or_compares(config: pytest.Config) -> bool:
@@ -94,8 +102,12 @@ def _saves_or_compares(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
+    from pytest_mlab.plugin.resume import resumed_run
     from pytest_mlab.plugin.settings import resolve_settings
+    from pytest_mlab.plugin.trial_ids import named_trials
+    from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
@@ -104,16 +116,22 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
     config.stash[SETTINGS_KEY] = settings
-    config.stash[AGENTS_KEY] = _agents(settings)
+    named = named_trials(config, [*available_agents(), *settings.agents])
+    config.stash[NAMED_KEY] = named
+    config.stash[AGENTS_KEY] = _agents(settings, {t.agent for ts in named.values() for t in ts})
     # The controller of -n runs no trial, so it never imports the trial machinery.
     if workerinput is not None or getattr(config.option, "dist", "no") == "no":
         from pytest_mlab.plugin import fixtures
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
-    config.pluginmanager.register(Reporter(config), "mlab-reporter")
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(XdistHooks(settings.run_id), "mlab-xdist")
+    config.pluginmanager.register(TrialRecords(), "mlab-records")
     if workerinput is None:
+        resumed = resumed_run(config, settings) if settings.resume else None
+        reporter = Reporter(config, resumed)
+        config.pluginmanager.register(reporter, "mlab-reporter")
+        if config.pluginmanager.hasplugin("xdist"):
+            xdist = XdistHooks(settings.run_id, reporter.selection)
+            config.pluginmanager.register(xdist, "mlab-xdist")
         if _saves_or_compares(config):
             from pytest_mlab.plugin import compare
 
