@@ -192,7 +192,11 @@ def test_a_provider_that_always_fails_is_one_line_error(
     assert record["error_class"] == "InternalServerError"
     assert "\n" not in record["message"] and "failed 3 times" in record["message"]
     assert len(server.requests) == 3
-    run.stdout.fnmatch_lines(["*LLMError: guess/react/gpt-4 trial 0 step 1: gpt-4 failed 3 times*"])
+    # The provider's fault ends the trial, which is still scored and recorded as it stood.
+    assert record["ended_by"] == "LLM error" and record["trace"]
+    assert "invalid submission: submission.txt is missing" in record["message"]
+    run.stdout.fnmatch_lines(["*TrialFault: guess: the LLM provider failed for good "
+                              "(guess/react/gpt-4 trial 0 step 1: gpt-4 failed 3 times*"])
 
 
 def test_a_missing_key_names_the_variable(

@@ -6,6 +6,7 @@
         traces/<trial>.jsonl           each trial's steps
         traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
         traces/<trial>.progress.json   a running trial's latest step, for the live display
+        traces/<trial>.traceback.txt   the agent's traceback, when it raised
         snapshots/objects/             file contents shared by every trial
         snapshots/<trial>/step-N.json  each trial's manifest per step
 """
@@ -45,6 +46,11 @@ class TrialFiles:
     def progress(self) -> Path:
         """The latest step, for the live display; the result file marks the end."""
         return self.run_dir / "traces" / f"{self.name}{_PROGRESS}"
+
+    @property
+    def traceback(self) -> Path:
+        """The agent's traceback, when it raised."""
+        return self.run_dir / "traces" / f"{self.name}.traceback.txt"
 
     @property
     def manifests(self) -> Path:

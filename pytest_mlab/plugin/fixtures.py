@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from pytest_mlab.core.baseline import Baseline, read_record
-from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable
+from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialFault
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.run_files import safe_name
@@ -217,4 +217,8 @@ def mlab_result(
         ask=_terminal_ask(request.config) if settings.interactive else None,
     ))
     request.node.stash[RESULT_KEY] = result
+    if result.outcome == "error":
+        # The harness's fault (the provider failed, a timeout): the item errors, and its
+        # record, scored as far as it got, is the one the reporter keeps.
+        raise TrialFault(result.message)
     return result

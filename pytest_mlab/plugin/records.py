@@ -67,7 +67,8 @@ class TrialRecords:
             # junitxml writes the properties of the teardown report, made from the item's.
             item.user_properties.extend(_junit_properties(result))
         elif call.when == "setup" and not report.passed:
-            result = _unrun_result(item, report, call)
+            if result is None:
+                result = _unrun_result(item, report, call)
             report.user_properties.append((PROPERTY, result.model_dump_json()))
             item.user_properties.extend(_junit_properties(result))
             excinfo = call.excinfo

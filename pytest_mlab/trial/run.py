@@ -15,6 +15,7 @@ from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.core.trace import Trace
 from pytest_mlab.env.agent import Agent
+from pytest_mlab.env.control import TrialControl
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.environment import Environment
 from pytest_mlab.env.progress import ProgressFile
@@ -53,6 +54,8 @@ class TrialParts:
     keep_workspace: Retention = "failed"
     ask: Callable[[str], str] | None = None
     """Answers Request Help; None outside an interactive run."""
+    control: TrialControl | None = None
+    """Lets the harness stop the trial from outside (a timeout)."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -72,6 +75,9 @@ def run_trial(parts: TrialParts) -> TrialResult:
         result.workspace = str(parts.workspace.root)
     if files is not None:
         result.trace = str(files.trace)
+        if run.agent_traceback is not None:
+            files.traceback.write_text(run.agent_traceback, encoding="utf-8")
+            result.traceback = str(files.traceback)
         if parts.score_steps:
             result.step_scores = score_steps(task, parts.data, files, parts.score_steps)
         files.result.write_text(result.model_dump_json(), encoding="utf-8")
@@ -91,7 +97,7 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
             research_problem=task.manifest.research_problem, entry=task.manifest.entry,
             workspace=workspace, sandbox=parts.sandbox, limits=parts.limits, trace=trace,
             snapshots=snapshots, resume=resume, ask=parts.ask, llm=parts.llm,
-            progress=progress,
+            progress=progress, control=parts.control,
         )
         return let_agent_act(parts.agent, env)
     finally:
