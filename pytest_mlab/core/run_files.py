@@ -9,6 +9,7 @@
         traces/<trial>.traceback.txt   the agent's traceback, when it raised
         snapshots/objects/             file contents shared by every trial
         snapshots/<trial>/step-N.json  each trial's manifest per step
+        workspaces/<trial>/            the trial's workspace (kept per --mlab-keep-workspaces)
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ class TrialFiles:
     def progress(self) -> Path:
         """The latest step, for the live display; the result file marks the end."""
         return self.run_dir / "traces" / f"{self.name}{_PROGRESS}"
+
+    @property
+    def workspace(self) -> Path:
+        """Where the trial's workspace lives while it runs, and after if it is kept."""
+        return self.run_dir / "workspaces" / self.name
 
     @property
     def traceback(self) -> Path:

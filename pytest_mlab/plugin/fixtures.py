@@ -17,7 +17,6 @@ from pytest_mlab.core.baseline import Baseline, read_record
 from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialFault
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
-from pytest_mlab.core.run_files import safe_name
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.env.agent import Agent, AgentContext
 from pytest_mlab.env.data import PreparedData, prepare_task
@@ -124,17 +123,19 @@ def mlab_baseline(
 @pytest.fixture
 def mlab_workspace(
     request: pytest.FixtureRequest, mlab_task: TaskSpec, mlab_data: PreparedData,
-    mlab_settings: Settings, tmp_path_factory: pytest.TempPathFactory,
+    mlab_settings: Settings,
 ) -> Iterator[Workspace]:
-    """A fresh copy of the task's env/ with its public data, kept per --mlab-keep-workspaces."""
-    base = tmp_path_factory.mktemp(safe_name(request.node.name)[:60], numbered=True)
-    workspace = provision_workspace(mlab_task, mlab_data, base / "workspace")
+    """A fresh copy of the task's env/ with its public data, in the run folder, where it
+    stays per --mlab-keep-workspaces (so every path in results.json still exists)."""
+    root = mlab_settings.run_files.trial(request.node.nodeid).workspace
+    shutil.rmtree(root, ignore_errors=True)  # a resumed trial restores its own snapshot
+    workspace = provision_workspace(mlab_task, mlab_data, root)
     yield workspace
     result = request.node.stash.get(RESULT_KEY, None)
     # Without a result the trial errored: keep its workspace unless told to keep none.
     unwanted = mlab_settings.keep_workspaces == "none"
     if unwanted or (result is not None and result.workspace is None):
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
