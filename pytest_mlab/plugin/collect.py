@@ -35,9 +35,15 @@ class TaskFile(pytest.File):
             task = load_task(self.path)
         except TaskFormatError as exc:
             raise self.CollectError(str(exc)) from None
+        marks = [*task.manifest.tags, *(["mlab_gpu"] if task.manifest.resources.gpus else []),
+                 *(["mlab_download"] if task.manifest.downloads else [])]
+        for tag in task.manifest.tags:
+            self.config.addinivalue_line("markers", f"{tag}: a tag of tasks (task.toml)")
         for spec in self._specs(task):
             item = TrialItem.from_parent(self, name=spec.name, callobj=run_trial_item)
             item.stash[TRIAL_KEY] = spec
+            for mark in [*marks, *(["mlab_llm"] if spec.llm else [])]:
+                item.add_marker(mark)
             yield item
 
     def _specs(self, task: TaskSpec) -> list[TrialSpec]:

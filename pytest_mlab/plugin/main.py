@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import warnings
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -19,12 +20,20 @@ from pytest_mlab.core.task_files import MANIFEST
 from pytest_mlab.plugin import hookspecs
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
+from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
     from pytest_mlab.env.agent import Agent
     from pytest_mlab.plugin.collect import TaskFile
     from pytest_mlab.plugin.selection import Selection
     from pytest_mlab.plugin.settings import Settings
+
+
+MARKERS = {
+    "mlab_gpu": "the task needs a GPU (resources.gpus in task.toml)",
+    "mlab_download": "the task's prepare.py downloads its data",
+    "mlab_llm": "the trial's agent uses an LLM",
+}
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -54,6 +63,9 @@ def _check(settings: Settings, config: pytest.Config, is_worker: bool) -> None:
 
     if settings.interactive and (is_worker or getattr(config.option, "numprocesses", None)):
         raise pytest.UsageError("--mlab-interactive needs a terminal: drop -n")
+    if settings.interactive and config.getoption("capture") != "no":
+        raise pytest.UsageError("--mlab-interactive asks at this terminal: add -s, so pytest "
+                                "does not capture it")
     if settings.record_baseline is not None and set(settings.agents) != {"baseline"}:
         raise pytest.UsageError("--mlab-record-baseline runs the baseline agent only; drop --agent")
     if settings.sandbox not in (kinds := sandbox_kinds()):
@@ -76,6 +88,10 @@ def _agents(settings: Settings, named: Iterable[str]) -> dict[str, type[Agent]]:
                                     "line with --mlab-agent-cmd")
         if agents[name].uses_llm and not settings.llms and name in settings.agents:
             raise pytest.UsageError(f"--agent={name} uses an LLM: give one with --llm MODEL")
+    if settings.llms and not any(agents[name].uses_llm for name in settings.agents):
+        warnings.warn(MlabWarning(
+            f"--llm {', '.join(settings.llms)} is unused: none of the agents "
+            f"({', '.join(settings.agents)}) uses an LLM"), stacklevel=1)
     return agents
 
 
@@ -115,6 +131,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.resume and not workerinput:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
     config.stash[SETTINGS_KEY] = settings
     named = named_trials(config, [*available_agents(), *settings.agents])
     config.stash[NAMED_KEY] = named

@@ -17,11 +17,12 @@ from pytest_mlab.trial.spec import RETENTIONS
 
 
 class _Group:
-    """Declares options of one group; ``ini=`` also declares the ini key of the same name."""
+    """Declares options of one --help group; ``ini=`` also declares the ini key of the same
+    name."""
 
-    def __init__(self, parser: pytest.Parser) -> None:
+    def __init__(self, parser: pytest.Parser, name: str, description: str) -> None:
         self.parser = parser
-        self.group = parser.getgroup("mlab", "pytest-mlab: ML agent benchmark")
+        self.group = parser.getgroup(name, f"pytest-mlab: {description}")
 
     def __call__(self, flag: str, dest: str, help: str, *, ini: str | None = None,
                  **kwargs: Any) -> None:
@@ -32,12 +33,12 @@ class _Group:
 
 
 def add_options(parser: pytest.Parser) -> None:
-    option = _Group(parser)
-    _run_options(option)
-    _sandbox_options(option)
-    _llm_options(option)
-    _agent_options(option)
-    _report_options(option)
+    _run_options(_Group(parser, "mlab", "running trials"))
+    _sandbox_options(_Group(parser, "mlab-sandbox", "where scripts run"))
+    llm = _Group(parser, "mlab-llm", "LLMs and the built-in agents")
+    _llm_options(llm)
+    _agent_options(llm)
+    _report_options(_Group(parser, "mlab-report", "reports, saved runs and the gate"))
 
 
 def _run_options(option: _Group) -> None:

@@ -36,7 +36,8 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
         if report.tripped:
             lines += [(failure, True) for failure in report.failures]
         else:
-            lines.append((report.summary, not report.comparisons))
+            lines.append((report.summary, not report.comparisons or bool(report.powerless)))
+            lines += [(line, True) for line in report.powerless]
     return lines
 
 
