@@ -216,6 +216,8 @@ def mlab_result(
         files=settings.run_files.trial(request.node.nodeid), resume=bool(settings.resume),
         score_steps=settings.score_steps, keep_workspace=settings.keep_workspaces,
         ask=_terminal_ask(request.config) if settings.interactive else None,
+        show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
+                              "show", None),
     ))
     request.node.stash[RESULT_KEY] = result
     if result.outcome == "error":

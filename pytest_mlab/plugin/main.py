@@ -154,11 +154,26 @@ def pytest_configure(config: pytest.Config) -> None:
             from pytest_mlab.plugin import compare
 
             compare.register(config)
-        if config.get_verbosity() >= 1:
-            from pytest_mlab.plugin.progress import LiveProgress
 
-            progress = LiveProgress(config, settings.run_files)
-            config.pluginmanager.register(progress, "mlab-progress")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Live progress at -v: polled files under -n, the item's own line without. Set up
+    here, where the terminal reporter exists."""
+    from pytest_mlab.plugin.progress import InlineProgress, LiveProgress
+
+    config = session.config
+    settings: Settings = config.stash[SETTINGS_KEY]
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if config.get_verbosity() < 1 or terminal is None or hasattr(config, "workerinput"):
+        return
+    if getattr(config.option, "dist", "no") != "no":
+        polling = LiveProgress(config, settings.run_files)
+        config.pluginmanager.register(polling, "mlab-progress")
+        polling.start()
+    elif terminal.isatty:
+        config.pluginmanager.register(InlineProgress(config, terminal), "mlab-progress")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

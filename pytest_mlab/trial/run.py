@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_mlab.core.baseline import Baseline
 from pytest_mlab.core.results import TrialResult
@@ -56,6 +57,8 @@ class TrialParts:
     """Answers Request Help; None outside an interactive run."""
     control: TrialControl | None = None
     """Lets the harness stop the trial from outside (a timeout)."""
+    show_progress: Callable[[dict[str, Any]], None] | None = None
+    """A live display of each step, in this process (the files serve other processes)."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -91,7 +94,7 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
         snapshots = Snapshotter(files.objects, files.manifests, workspace.root,
                                 workspace.protected)
         trace = Trace(files.trace, append=resume is not None)
-        progress = ProgressFile(files.progress, parts.spec.name)
+        progress = ProgressFile(files.progress, parts.spec.name, parts.show_progress)
     try:
         env = Environment(
             research_problem=task.manifest.research_problem, entry=task.manifest.entry,
