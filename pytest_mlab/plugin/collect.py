@@ -9,6 +9,7 @@ import pytest
 
 from pytest_mlab.core.task import TaskFormatError, TaskSpec, load_task
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.timeouts import default_timeout
 from pytest_mlab.trial.spec import TrialSpec
 
 
@@ -44,6 +45,8 @@ class TaskFile(pytest.File):
             item.stash[TRIAL_KEY] = spec
             for mark in [*marks, *(["mlab_llm"] if spec.llm else [])]:
                 item.add_marker(mark)
+            if (seconds := default_timeout(self.config, item)) is not None:
+                item.add_marker(pytest.mark.timeout(seconds))
             yield item
 
     def _specs(self, task: TaskSpec) -> list[TrialSpec]:

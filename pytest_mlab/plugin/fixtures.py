@@ -23,7 +23,7 @@ from pytest_mlab.env.data import PreparedData, prepare_task
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.llm import LLMClient
 from pytest_mlab.llm.ledger import CostLedger
-from pytest_mlab.plugin.keys import AGENTS_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
@@ -216,6 +216,7 @@ def mlab_result(
         files=settings.run_files.trial(request.node.nodeid), resume=bool(settings.resume),
         score_steps=settings.score_steps, keep_workspace=settings.keep_workspaces,
         ask=_terminal_ask(request.config) if settings.interactive else None,
+        control=request.node.stash.get(CONTROL_KEY, None),
         show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
                               "show", None),
     ))

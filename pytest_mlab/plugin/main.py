@@ -143,6 +143,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
     config.pluginmanager.register(TrialRecords(), "mlab-records")
+    if config.pluginmanager.hasplugin("timeout"):
+        from pytest_mlab.plugin.timeouts import TrialTimeouts
+
+        config.pluginmanager.register(TrialTimeouts(), "mlab-timeouts")
     if workerinput is None:
         resumed = resumed_run(config, settings) if settings.resume else None
         reporter = Reporter(config, resumed)
