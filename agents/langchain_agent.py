@@ -1,21 +1,25 @@
-"""The LangChain agent: a tool-calling loop over the research actions, as in MLAgentBench.
+"""The LangChain agent over the research actions, in one of two styles.
 
-The model is shown the task and the last few exchanges, calls tools (one step each),
-and sees their results, until it calls final_answer. LangChain is an optional extra,
-imported only when a trial runs.
+``react`` (the default) is a text ReAct agent, as MLAgentBench's LangChain agent was, so
+its numbers compare with the paper's (langchain_react.py). ``tools`` is a native
+tool-calling loop: the model is shown the task and the last few exchanges, calls tools
+(one step each) and sees their results, until it calls final_answer. LangChain is an
+optional extra, imported only when a trial runs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from pytest_mlab import AgentContext, Environment
+from pytest_mlab import Action, AgentContext, Environment, PromptTooLong
 
-from .react import VISIBLE_ACTIONS, AgentGaveUp
+from .react_prompt import prompt_actions
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage, BaseMessage
     from langchain_core.tools import BaseTool
+
+    from .langchain_model import EnvChatModel
 
 KEPT_EXCHANGES = 6
 """Model answers (with their tool results) kept in the prompt after the task."""
@@ -30,6 +34,9 @@ NUDGE = "Call one of the tools to go on, or final_answer when you are done."
 
 
 class LangChainAgent:
+    """The LangChain agent (``--agent=langchain``), in the style ``--mlab-langchain-style``
+    chooses: text ReAct as the original's (default) or native tool calls."""
+
     uses_llm: ClassVar[bool] = True
     needs_solution: ClassVar[bool] = False
     requires: ClassVar[tuple[str, ...]] = ("langchain_core",)
@@ -37,17 +44,33 @@ class LangChainAgent:
 
     def __init__(self, context: AgentContext) -> None:
         self.retries = context.options.invalid_retries
+        self.style = context.options.langchain_style
 
     def run(self, env: Environment) -> str:
         if env.llm is None:
             raise RuntimeError("the langchain agent needs an LLM: run it with --llm MODEL")
+        from .langchain_model import EnvChatModel
+
+        # The original's LangChain agent saw the research agent's default actions, and
+        # no Reflection (that comes only with retrieval, which it had not).
+        actions = prompt_actions(env, retrieval=False)
+        model = EnvChatModel(client=env.llm)
+        try:
+            if self.style == "react":
+                from .langchain_react import run_react
+
+                return run_react(env, model, actions)
+            return self._call_tools(env, model, actions)
+        except PromptTooLong as exc:  # as the original's run, it ends and is scored
+            return f"The prompt grew too long for the model; the agent stopped. {exc}"
+
+    def _call_tools(self, env: Environment, chat: EnvChatModel, actions: list[Action]) -> str:
         from langchain_core.messages import HumanMessage, SystemMessage
 
-        from .langchain_model import EnvChatModel, action_tools
+        from .langchain_model import action_tools
 
-        actions = [env.actions[name] for name in VISIBLE_ACTIONS if name in env.actions]
         tools = {tool.name: tool for tool in action_tools(env, actions)}
-        model = EnvChatModel(client=env.llm).bind_tools(list(tools.values()))
+        model = chat.bind_tools(list(tools.values()))
         opening = [SystemMessage(SYSTEM), HumanMessage(env.research_problem)]
         exchanges: list[list[BaseMessage]] = []
         unused = 0
@@ -59,7 +82,7 @@ class LangChainAgent:
                 return env.final_answer
             unused = 0 if reply.tool_calls else unused + 1
             if unused > self.retries:
-                raise AgentGaveUp(f"no usable tool call in {unused} answers in a row")
+                return f"No usable tool call in {unused} answers in a row; the agent stopped."
 
     @staticmethod
     def _act(env: Environment, tools: dict[str, BaseTool], reply: AIMessage) -> list[BaseMessage]:

@@ -28,12 +28,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pytest_mlab import Action, Completion, Environment, LLMClient
 from pytest_mlab.core.text import clip
 
-from .react import LONG_OBSERVATION, tool_name
+from .react import tool_name
+from .react_summary import LONG_OBSERVATION
 
 
 class EnvChatModel(BaseChatModel):
     """A LangChain chat model whose every call goes through the trial's ``LLMClient``,
-    so tokens, cost, budgets and record/replay apply as for any other agent."""
+    so tokens, cost, budgets and record/replay apply as for any other agent. It samples
+    as the main role; a ``stop`` LangChain passes adds to the role's stop sequences."""
 
     client: LLMClient
 
@@ -49,7 +51,8 @@ class EnvChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         tools: list[dict[str, Any]] | None = kwargs.get("tools")
-        completion = self.client.complete([to_openai(m) for m in messages], tools=tools)
+        completion = self.client.complete([to_openai(m) for m in messages], tools=tools,
+                                          stop=stop or ())
         return ChatResult(generations=[ChatGeneration(message=from_completion(completion))])
 
     def bind_tools(

@@ -1,8 +1,12 @@
 """The research agent: ReAct with a research plan, written anew after MLAgentBench.
 
-Each step the main model answers with named fields and chooses one action; the last
-three steps are shown in full, older ones in a line each; long observations are
-summarised by the fast model; an unreadable answer is asked for again.
+Each step the main model answers with named fields and chooses one action. An answer
+that lacks a field or names no known action is asked for again, at no step's cost; an
+Action Input that cannot be read is shown back to the model, also at no cost. The prompt
+holds the instructions and the last three steps; long observations are summarised by the
+fast model. In retrieval mode every step is summarised into the research log and, after
+the third step, what matters is retrieved from it; both are steps of the environment.
+docs/paper-parity.md compares it with the original point by point.
 """
 
 from __future__ import annotations
@@ -11,23 +15,23 @@ import json
 import re
 from typing import Any, ClassVar
 
-from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient
-from pytest_mlab.core.text import clip
+from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient, PromptTooLong
 
-from .react_format import Decision, Unreadable, json_object, parse_response
-from .react_prompt import Memory, history, instructions
-
-VISIBLE_ACTIONS = (
-    "List Files", "Copy File", "Undo Edit Script", "Execute Script", "Understand File",
-    "Inspect Script Lines", "Edit Script (AI)", "Reflection", "Request Help", "Final Answer",
+from .react_format import (
+    ArgumentError,
+    Decision,
+    Unreadable,
+    argument_error,
+    fields_of,
+    parse_action_input,
+    parse_response,
 )
-"""Shown by default, as in the original; the others stay valid if the model names them."""
-LONG_OBSERVATION = 5_000
-_SUMMARY_INPUT_LIMIT = 40_000
+from .react_history import RECENT_STEPS, Memory, answer_text, history, tool_answer_text
+from .react_prompt import instructions, prompt_actions, retry_note
+from .react_summary import LONG_OBSERVATION, log_entry, summarise_observation
 
-
-class AgentGaveUp(Exception):
-    """The model gave no readable answer in all its attempts."""
+DROPPED = ("(Your earlier steps were dropped from this prompt: with them it was too long for "
+           "the model. Only the last step is shown.)\n\n")
 
 
 def tool_name(action: str) -> str:
@@ -35,94 +39,114 @@ def tool_name(action: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", action.lower()).strip("_")
 
 
+def _tools(actions: list[Action]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {**a.json_schema(), "name": tool_name(a.name)}}
+            for a in actions]
+
+
 class ReactAgent:
+    """MLAgentBench's research agent (``--agent=react``); ``context.options`` chooses
+    retrieval mode, native tool calling, the history and the message layout."""
+
     uses_llm: ClassVar[bool] = True
     needs_solution: ClassVar[bool] = False
 
     def __init__(self, context: AgentContext) -> None:
         self.options = context.options
         self.memories: list[Memory] = []
+        self.steps = 0
 
     def run(self, env: Environment) -> str:
         if env.llm is None:
             raise RuntimeError("the react agent needs an LLM: run it with --llm MODEL")
-        llm = env.llm
-        actions = [env.actions[name] for name in VISIBLE_ACTIONS if name in env.actions]
-        system = instructions(env.research_problem, actions, self.options.tool_calling)
-        while True:
-            retrieved = self._retrieve(llm, env) if self.options.retrieval else None
-            messages = [{"role": "system", "content": system},
-                        {"role": "user", "content": history(self.memories, retrieved)}]
-            response, decision = self._decide(llm, messages, actions)
-            observation = env.execute(decision.action, **decision.args)
+        try:
+            return self._work(env, env.llm)
+        except PromptTooLong as exc:  # the original's run ended there too, and was scored
+            return f"The prompt grew too long for the model; the agent stopped. {exc}"
+
+    def _work(self, env: Environment, llm: LLMClient) -> str:
+        shown = prompt_actions(env, self.options.retrieval)
+        tools = _tools(shown) if self.options.tool_calling else None
+        system = instructions(env.research_problem, shown, self.options.tool_calling)
+        # As the original, the agent stops after as many of its own steps as the
+        # environment allows, counting unreadable Action Inputs still in its history.
+        while len(self.memories) < env.limits.max_steps:
+            retrieved = None
+            if self.options.retrieval and len(self.memories) > RECENT_STEPS:
+                retrieved = env.execute("Retrieval from Research Log", current_plan="")
+            body = history(self.memories, retrieved, self.options.history == "compact")
+            try:
+                decided = self._decide(llm, env, self._messages(system, body), tools)
+            except PromptTooLong:
+                if self.options.long_prompt == "stop":
+                    raise
+                # Drop older context and try once more; a second refusal ends the turn.
+                short = DROPPED + history(self.memories[-1:], None, compact=False)
+                decided = self._decide(llm, env, self._messages(system, short), tools)
+            if decided is None:
+                return (f"No usable answer in {self.options.invalid_retries + 1} attempts; "
+                        "the agent stopped.")
+            memory = self._act(llm, env, *decided)
             if env.final_answer is not None:
                 return env.final_answer
-            shown = self._shorten(llm, decision.action, observation)
-            memory = Memory(env.steps, response, decision.action,
-                            json.dumps(decision.args), shown)
+            if not memory.argument_error:
+                self.memories = [m for m in self.memories if not m.argument_error]
             self.memories.append(memory)
             if self.options.retrieval:
-                self._log(llm, env, memory)
+                entry = log_entry(llm, memory.answer, memory.observation,
+                                  self.options.invalid_retries + 1)
+                env.execute("Append Summary to Research Log",
+                            content=f"Step {memory.number}:\n{entry}")
+        return f"The agent took its {env.limits.max_steps} steps."
 
-    def _decide(self, llm: LLMClient, messages: list[dict[str, Any]],
-                actions: list[Action]) -> tuple[str, Decision]:
-        tools = None
-        if self.options.tool_calling:
-            tools = [{"type": "function",
-                      "function": {**a.json_schema(), "name": tool_name(a.name)}}
-                     for a in actions]
-        problems = []
+    def _messages(self, system: str, body: str) -> list[dict[str, Any]]:
+        if self.options.system_prompt:
+            return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+        return [{"role": "user", "content": f"{system}\n{body}"}]
+
+    def _decide(self, llm: LLMClient, env: Environment, messages: list[dict[str, Any]],
+                tools: list[dict[str, Any]] | None) -> tuple[str, Decision] | None:
+        """The model's usable answer and its decision; None after every attempt failed.
+        As the original, each retry adds a reminder of the format to the prompt."""
         for _ in range(self.options.invalid_retries + 1):
             completion = llm.complete(messages, tools=tools)
             try:
-                decision = (self._from_tool_call(completion, actions) if tools
-                            else parse_response(completion.text))
-                return completion.text, decision
-            except Unreadable as exc:
-                problems.append(str(exc))
-                messages = [*messages,
-                            {"role": "assistant", "content": completion.text or "(no text)"},
-                            {"role": "user", "content": f"That answer could not be used: {exc}. "
-                             "Answer again, following the format exactly."}]
-        raise AgentGaveUp(f"no usable answer in {len(problems)} attempts; "
-                          f"last problem: {problems[-1]}")
+                if tools is not None:
+                    return completion.text, self._from_tool_call(completion, env)
+                return completion.text, parse_response(completion.text, env.actions)
+            except Unreadable:
+                last = messages[-1]
+                note = retry_note(tools is not None)
+                messages = [*messages[:-1], {**last, "content": last["content"] + note}]
+        return None
 
     @staticmethod
-    def _from_tool_call(completion: Completion, actions: list[Action]) -> Decision:
-        if not completion.tool_calls:
+    def _from_tool_call(completion: Completion, env: Environment) -> Decision:
+        if len(completion.tool_calls) != 1:
             raise Unreadable("call exactly one tool")
         call = completion.tool_calls[0]
-        by_tool = {tool_name(a.name): a.name for a in actions}
-        action = by_tool.get(call.name, call.name)
-        return Decision({"Thought": completion.text}, action, json_object(call.arguments or "{}"))
+        by_tool = {tool_name(name): name for name in env.actions}
+        if call.name not in by_tool:
+            raise Unreadable(f"{call.name!r} is not a tool")
+        return Decision(fields_of(completion.text), by_tool[call.name], call.arguments or "{}")
 
-    @staticmethod
-    def _shorten(llm: LLMClient, action: str, observation: str) -> str:
-        if len(observation) <= LONG_OBSERVATION:
-            return observation
-        summary = llm.complete([{"role": "user", "content": (
-            f"Below is the output of the action {action} in an ML experiment. Summarise it "
-            "in under 300 words for the researcher who ran it: keep every number, error "
-            "message and file name that matters.\n\n" + clip(observation, _SUMMARY_INPUT_LIMIT)
-        )}], role="fast").text
-        return f"(summary of {len(observation)} characters of output)\n{summary}"
-
-    @staticmethod
-    def _log(llm: LLMClient, env: Environment, memory: Memory) -> None:
-        note = llm.complete([{"role": "user", "content": (
-            "Write a research-log entry of at most 5 lines for this step: what was done, "
-            "what was observed (numbers included), what it means.\n\n"
-            f"Step {memory.step}, the researcher's answer:\n{memory.response}\n\n"
-            f"Observation:\n{memory.observation}"
-        )}], role="fast").text
-        env.research_log.append(f"Step {memory.step}: {note.strip()}")
-
-    def _retrieve(self, llm: LLMClient, env: Environment) -> str | None:
-        if not env.research_log:
-            return None
-        plan = self.memories[-1].response if self.memories else ""
-        return llm.complete([{"role": "user", "content": (
-            "From the research log below, copy or condense what matters for the current "
-            f"plan.\n\nCurrent plan and last answer:\n{plan}\n\nResearch log:\n"
-            + clip("\n".join(env.research_log), _SUMMARY_INPUT_LIMIT)
-        )}], role="fast").text
+    def _act(self, llm: LLMClient, env: Environment, text: str, decision: Decision) -> Memory:
+        """Take the step (unless its input is unreadable) and remember it."""
+        self.steps += 1
+        action = env.actions[decision.action]
+        args: dict[str, Any] | None = None
+        try:
+            args = parse_action_input(decision.raw_input, list(action.parameters))
+        except ArgumentError as exc:
+            observation = argument_error(decision.action, action.parameters, str(exc))
+        shown_input = decision.raw_input if args is None else json.dumps(args)
+        if self.options.tool_calling:
+            answer = tool_answer_text(text, decision.action, shown_input)
+        else:
+            answer = answer_text(decision.fields)
+        if args is not None:
+            observation = env.execute(decision.action, **args)
+            if len(observation) > LONG_OBSERVATION and env.final_answer is None:
+                observation = summarise_observation(llm, answer, observation)
+        return Memory(self.steps, answer, decision.action, shown_input, observation,
+                      argument_error=args is None)

@@ -1,78 +1,139 @@
-"""What the research agent is told: its instructions and the recent steps."""
+"""What the research agent is told: the actions, the rules and the answer format.
+
+The content follows MLAgentBench's research agent, in our own words: the agent starts
+knowing nothing about the problem, keeps a plan and a status it carries over from step to
+step, marks what changed, checks each fact, measures a baseline first, installs nothing,
+and submits once. Each action is shown with its input and with what it returns.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from pytest_mlab import Action
-from pytest_mlab.core.text import clip
+from pytest_mlab import Action, Environment
 
-RECENT_STEPS = 3
-_OLDER_INPUT_LIMIT = 200
+from .react_format import FIELDS, THOUGHT_FIELDS, usage
+
+PROMPT_ACTIONS = (
+    "List Files", "Copy File", "Undo Edit Script", "Execute Script", "Request Help",
+    "Final Answer", "Understand File", "Inspect Script Lines", "Edit Script (AI)",
+)
+"""Shown by default, in the original's order; the others stay valid if the model names
+them (Read File, Write File, Python REPL, ...). Request Help exists only interactively."""
+RETRIEVAL_ACTIONS = ("Reflection",)
+"""Shown as well in retrieval mode, as in the original."""
+
+RETURNS = {
+    "List Files": "the files and folders in the directory (folders end in /), or an error "
+                  "if it is not a directory",
+    "Read File": "the content of the file",
+    "Write File": "a confirmation that the file was written, or an error",
+    "Append File": "a confirmation that the text was appended, or an error",
+    "Copy File": "a confirmation that the file was copied, or an error saying why not",
+    "Undo Edit Script": "the content of the script after the last edit was undone, or an "
+                        "error if there is nothing to undo",
+    "Execute Script": "what the script printed, or its error messages if it failed",
+    "Python REPL": "what the code printed, or its error messages",
+    "Inspect Script Lines": "the requested lines of the script, or an error if it does "
+                            "not exist",
+    "Final Answer": "nothing: the task ends",
+    "Understand File": "a description of the relevant content and lines of the file, or an "
+                       "error if it does not exist",
+    "Edit Script (AI)": "the diff of the edit, which you should check; if it is far from "
+                        "right, take it back with Undo Edit Script",
+    "Edit Script Segment (AI)": "the diff of the edit, which you should check; if it is far "
+                                "from right, take it back with Undo Edit Script",
+    "Reflection": "the reflection",
+    "Retrieval from Research Log": "what the research log holds that matters now",
+    "Append Summary to Research Log": "a confirmation that the summary was recorded",
+    "Request Help": "the answer of the person running the task",
+}
+
+FIELD_GUIDE = {
+    "Reflection": "What does the observation mean? If there was an error, what caused it "
+                  "and how would you debug it?",
+    "Research Plan and Status": "The complete high-level research plan, with the current "
+        "status and the confirmed results of each step noted briefly. Only progress made "
+        "in earlier steps belongs here. Put any new or changed text between double "
+        "asterisks **like this**; if nothing changed, copy the previous Research Plan and "
+        "Status as it was. Keep the previous step's high-level plan in full unless you "
+        "revise it on purpose.",
+    "Fact Check": "Go through every objective statement in the updates to Research Plan "
+                  "and Status and say for each whether it is a guess or was directly "
+                  "confirmed by the observation just above. Performance numbers are "
+                  "confirmed only by running the code and seeing the output.",
+    "Thought": "What you are doing now, which action you will take and why.",
+    "Action": "The name of one of the actions above.",
+    "Action Input": "The input of the action, as valid JSON.",
+}
+
+RULES = (
+    "Begin by drafting a high-level plan from what you understand of the problem and of "
+    "the actions available, and write it into Research Plan and Status. You may change "
+    "the plan later.",
+    "Keep Research Plan and Status tidy and short. It tracks 1) the high-level plan, which "
+    "may be revised, 2) which steps are finished and which are under way, and 3) for each "
+    "finished step, a brief result and conclusion.",
+    "Research Plan and Status records only progress made in earlier steps. Never put in a "
+    "result that the previous observation did not directly confirm.",
+    "A performance number or estimate may enter the status only after you have run the "
+    "code and seen it in the output.",
+    "Design your experiments well and, wherever it applies, define and measure the "
+    "baseline performance of the system or model before you try to improve it.",
+    "Stick to the plan and reach the goal by the most direct route.",
+    "Before you draw a conclusion, set out the experimental results and the reasoning "
+    "that support it.",
+    "Do not install any new packages or libraries.",
+    "Once you believe the problem is solved, submit with the Final Answer action. You can "
+    "submit only once, so check first that the goal is really met.",
+)
 
 
-@dataclass(frozen=True)
-class Memory:
-    """One step as the agent remembers it."""
+def prompt_actions(env: Environment, retrieval: bool) -> list[Action]:
+    names = PROMPT_ACTIONS + (RETRIEVAL_ACTIONS if retrieval else ())
+    return [env.actions[name] for name in names if name in env.actions]
 
-    step: int
-    response: str
-    """The model's own answer that chose the action."""
-    action: str
-    action_input: str
-    observation: str
-    """Already shortened where it was long."""
+
+def details(action: Action) -> str:
+    """What an action does, its input and what it returns."""
+    returns = RETURNS.get(action.name, "the result of the action")
+    template = usage(action.parameters).replace("\n", "\n  ")
+    return f"{action.description}\n  Action Input: {template}\n  Returns: {returns}"
+
+
+def describe(action: Action) -> str:
+    """One action as the prompt lists it."""
+    return f"- {action.name}: {details(action)}"
+
+
+def answer_format(tool_calling: bool) -> str:
+    if tool_calling:
+        guide = "\n".join(f"{name}: {FIELD_GUIDE[name]}" for name in THOUGHT_FIELDS)
+        return ("Every time, first write these entries as text, then call exactly one of "
+                f"the tools (an action) with its input:\n{guide}")
+    guide = "\n".join(f"{name}: {FIELD_GUIDE[name]}" for name in FIELDS)
+    return (f"Answer in exactly this format every time:\n{guide}\n"
+            "Observation:\n```\nthe result of the action\n```")
 
 
 def instructions(research_problem: str, actions: Sequence[Action], tool_calling: bool) -> str:
-    tools = "\n\n".join(action.describe() for action in actions)
-    if tool_calling:
-        answer = (
-            "Each turn, write your Reflection, Research Plan and Status, Fact Check and "
-            "Thought as text, then call exactly one of the tools."
-        )
-    else:
-        answer = (
-            "Each turn, answer in exactly this form, every field present:\n"
-            "Reflection: what the last observation means, and what went wrong if anything did\n"
-            "Research Plan and Status: your high-level plan, with what is done, what is in "
-            "progress, and the results confirmed so far\n"
-            "Fact Check: each claim in the plan, marked confirmed (by an observation you "
-            "saw) or guessed\n"
-            "Thought: what you will do now and why\n"
-            "Action: the name of one action from the list\n"
-            "Action Input: a JSON object with that action's arguments"
-        )
+    """The instructions, the same for every step of a trial."""
+    tools = "\n\n".join(describe(action) for action in actions)
+    rules = "\n".join(f"- {rule}" for rule in RULES)
     return (
-        "You are a careful machine-learning researcher. You work in a folder of files and "
-        "change it only through the actions below.\n\n"
-        f"The research problem:\n{research_problem}\n\n"
-        f"Actions:\n{tools}\n\n"
-        "How to work: first understand the files and run the starting script to measure a "
-        "baseline. Keep a short plan and revise it as you learn. Record only results you "
-        "saw when running code. Do not try to install packages. Check the final result "
-        "yourself, then submit once with Final Answer.\n\n" + answer
+        "You are a research assistant working on a machine-learning research problem. "
+        f"These are the actions you can take:\n\n{tools}\n\n"
+        f"Research problem: {research_problem}\n\n"
+        "You start knowing nothing about this problem.\n\n"
+        f"Keep to these rules for the whole task:\n{rules}\n\n"
+        f"{answer_format(tool_calling)}\n"
     )
 
 
-def history(memories: Sequence[Memory], retrieved: str | None) -> str:
-    """The recent steps in full; older ones in one line each (or the research log's
-    retrieved notes, in retrieval mode)."""
-    if not memories:
-        return "No steps yet. Begin."
-    recent = memories[-RECENT_STEPS:]
-    older = memories[:-RECENT_STEPS]
-    parts = []
-    if retrieved is not None:
-        parts.append(f"Notes retrieved from your research log:\n{retrieved}")
-    elif older:
-        parts.append("Earlier steps (observations left out):\n" + "\n".join(
-            f"Step {m.step}: {m.action} {clip(m.action_input, _OLDER_INPUT_LIMIT)}"
-            for m in older
-        ))
-    for m in recent:
-        parts.append(f"Step {m.step}, your answer:\n{m.response}\n\n"
-                     f"Step {m.step}, observation:\n{m.observation}")
-    parts.append("Now give your next answer.")
-    return "\n\n".join(parts)
+def retry_note(tool_calling: bool) -> str:
+    """Added to the prompt after an unusable answer, as often as it happens."""
+    if tool_calling:
+        return ("\n\nYour last answer could not be used. Write the entries "
+                f"{', '.join(THOUGHT_FIELDS)}, then call exactly one of the tools.\n")
+    return ("\n\nYour last answer could not be used. Answer again in the format, with every "
+            f"entry: {', '.join(FIELDS)}.\n")

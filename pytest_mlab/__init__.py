@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         TimeLimitReached,
         TrialOver,
     )
-    from pytest_mlab.llm import BudgetExceeded, Completion, LLMClient, Usage
+    from pytest_mlab.llm import BudgetExceeded, Completion, LLMClient, PromptTooLong, Usage
     from pytest_mlab.sandbox import ExecResult, ResourceLimits, Sandbox, SandboxSpec
 
 _LAZY = {
@@ -37,15 +37,16 @@ _LAZY = {
     "TimeLimitReached": "pytest_mlab.env.environment",
     "AlreadySubmitted": "pytest_mlab.env.environment",
     "LLMClient": "pytest_mlab.llm", "Completion": "pytest_mlab.llm", "Usage": "pytest_mlab.llm",
-    "BudgetExceeded": "pytest_mlab.llm",
+    "BudgetExceeded": "pytest_mlab.llm", "PromptTooLong": "pytest_mlab.llm",
     "Sandbox": "pytest_mlab.sandbox", "SandboxSpec": "pytest_mlab.sandbox",
     "ExecResult": "pytest_mlab.sandbox", "ResourceLimits": "pytest_mlab.sandbox",
 }
 
 __all__ = ["Action", "ActionName", "Agent", "AgentContext", "AgentOptions", "AlreadySubmitted",
            "BudgetExceeded", "Completion", "Environment", "ExecResult", "InvalidSubmission",
-           "LLMClient", "ResourceLimits", "Sandbox", "SandboxSpec", "StepLimitReached",
-           "TaskUnavailable", "TimeLimitReached", "TrialOver", "Usage", "__version__"]
+           "LLMClient", "PromptTooLong", "ResourceLimits", "Sandbox", "SandboxSpec",
+           "StepLimitReached", "TaskUnavailable", "TimeLimitReached", "TrialOver", "Usage",
+           "__version__"]
 
 
 def __getattr__(name: str) -> Any:

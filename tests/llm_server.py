@@ -1,7 +1,8 @@
 """A loopback OpenAI-compatible chat server with scripted replies and injected faults.
 
 Tests script what it answers (``Reply``), point the plugin at it with
-``--mlab-llm-api-base``, and count the requests it saw. It listens on 127.0.0.1 only.
+``--mlab-llm-api-base``, and count the requests it saw. Like a provider, it cuts an answer
+before the first of the request's stop sequences. It listens on 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -56,16 +57,25 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+def _stopped(content: str | None, stop: list[str] | str | None) -> str | None:
+    """The content cut before its first stop sequence, as a provider cuts it."""
+    if content is None or not stop:
+        return content
+    cuts = [content.find(s) for s in ([stop] if isinstance(stop, str) else stop)]
+    return content[:min((c for c in cuts if c >= 0), default=len(content))]
+
+
 def _body(reply: Reply, request: dict[str, Any], number: int) -> dict[str, Any]:
     prompt = json.dumps(request.get("messages", []))
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    content = _stopped(reply.content, request.get("stop"))
+    message: dict[str, Any] = {"role": "assistant", "content": content}
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": f"call_{number}_{n}", "type": "function",
              "function": {"name": name, "arguments": json.dumps(args)}}
             for n, (name, args) in enumerate(reply.tool_calls)
         ]
-    completion = (reply.content or "") + json.dumps(message.get("tool_calls", []))
+    completion = (content or "") + json.dumps(message.get("tool_calls", []))
     prompt_tokens, completion_tokens = _tokens(prompt), _tokens(completion)
     return {
         "id": f"chatcmpl-{number}", "object": "chat.completion", "created": int(time.time()),

@@ -212,7 +212,8 @@ def test_a_gigabyte_of_output_is_capped(env: Environment) -> None:
         "for _ in range(1024):\n    sys.stdout.buffer.write(chunk)\nprint('END')\n"
     )
     observation = _script(env, code)
-    assert "elided" in observation and len(observation) < 12_000
+    # The sandbox keeps 64 KiB of head and of tail; Execute Script clips no further.
+    assert "elided" in observation and len(observation) < 140_000
     assert observation.rstrip().endswith("END")
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.core.trace import Trace
+from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.environment import (
     AlreadySubmitted,
     Environment,
@@ -97,6 +98,7 @@ def test_a_script_gets_no_more_than_the_time_left(tmp_path: Path) -> None:
 
 def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
     env = make_env(tmp_path)
+    env.action_options = ActionOptions(script_output="both")  # the paper's clips nothing
     loud = "print('start'); print('x' * 50000); print('end')\n"
     (env.workspace.root / "loud.py").write_text(loud)
     observation = env.execute("Execute Script", script_name="loud.py")

@@ -1,4 +1,5 @@
-"""The langchain agent: whole trials against the loopback server, and the missing extra."""
+"""The langchain agent: whole trials against the loopback server in both styles (text
+ReAct, as MLAgentBench's, and native tool calls), and the missing extra."""
 
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ with contextlib.suppress(ImportError):
 GUESS_SOLUTION = Path(__file__).parent / "examples" / "guess" / "solution" / "train.py"
 
 
-def llm_args(server: LLMServer) -> list[str]:
-    return ["--agent=langchain", "--llm=gpt-4", f"--mlab-llm-api-base={server.url}",
-            "--mlab-llm-backoff=0.01", "--mlab-llm-timeout=20"]
+def llm_args(server: LLMServer, style: str = "tools") -> list[str]:
+    return ["--agent=langchain", f"--mlab-langchain-style={style}", "--llm=gpt-4",
+            f"--mlab-llm-api-base={server.url}", "--mlab-llm-backoff=0.01",
+            "--mlab-llm-timeout=20"]
 
 
 def call(name: str, args: dict[str, Any], text: str | None = None) -> Reply:
@@ -110,6 +112,67 @@ def test_the_prompt_keeps_the_task_and_the_last_exchanges(
     (record,) = read_results()
     assert record["steps"] == KEPT_EXCHANGES + 4 and record["outcome"] == "failed"
     assert len(server.requests[-1]["messages"]) == 2 + 2 * KEPT_EXCHANGES
+
+
+def test_the_react_style_is_the_default_and_runs_a_text_react_loop(
+    pytester: pytest.Pytester,
+    recorded: Callable[[str], Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+    server: LLMServer,
+) -> None:
+    pytest.importorskip("langchain_core")
+    recorded("guess")
+    server.script.replies += [
+        say('Thought: look around\nAction: List Files\nAction Input: {"dir_path": "."}'),
+        say("I am not sure what to do."),
+        say('Thought: run it\nAction: Execute Script\nAction Input: {"script_name": '
+              '"train.py"}\nObservation: imagined 0.99'),
+        say("Thought: I now know the final answer\nFinal Answer: the starter guesses 40"),
+    ]
+    args = [a for a in llm_args(server) if not a.startswith("--mlab-langchain-style")]
+    pytester.runpytest("tasks", *args, *mlab_args).assert_outcomes(failed=1)
+    (record,) = read_results()
+    steps = trace_of(record)
+    assert [s["action"] for s in steps] == ["List Files", "Execute Script", "Final Answer"]
+    assert steps[-1]["args"] == {"final_answer": "the starter guesses 40"}
+    first, *_, last = server.requests
+    assert [m["role"] for m in last["messages"]] == ["user"] and "tools" not in first
+    assert last["stop"] == ["Observation:", "\nObservation:", "\n\tObservation:"]
+    assert (last["temperature"], last["max_tokens"]) == (0.2, 500)
+    prompt = last["messages"][0]["content"]
+    assert prompt.startswith("Carry out the task below as well as you can.")
+    assert "Question: Predict the mean of the hidden test sample" in prompt
+    assert ("Thought: look around\nAction: List Files\nAction Input: {\"dir_path\": \".\"}\n"
+            "Observation: data.txt\ntrain.py\nThought: ") in prompt
+    assert "I am not sure what to do.\nObservation: Invalid or incomplete answer" in prompt
+    assert "imagined" not in prompt and steps[1]["observation"] in prompt
+
+
+def test_react_style_observations_for_bad_steps_take_no_step(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    pytest.importorskip("langchain_core")
+    from pytest_mlab.agents.langchain_agent import LangChainAgent
+    from react_trial import environment
+
+    from pytest_mlab import AgentContext, AgentOptions
+
+    server.script.replies += [
+        say("Thought: fly\nAction: Fly\nAction Input: {}"),
+        say('Thought: run\nAction: Execute Script\nAction Input: {"script": "train.py"}'),
+        say("Thought: done\nAction: List Files\nAction Input: {}\nFinal Answer: both"),
+    ]
+    env = environment(tmp_path, server, max_steps=3)
+    agent = LangChainAgent(AgentContext(task="t", llm="gpt-4", options=AgentOptions()))
+    assert agent.run(env) == "The agent stopped after 3 iterations."
+    assert env.steps == 0 and len(server.requests) == 3
+    prompt = server.requests[-1]["messages"][0]["content"]
+    assert "Observation: Fly is not a tool; use one of [List Files, Copy File," in prompt
+    assert "Observation: Action Input error: the Action Input for Execute Script" in prompt
+    described = prompt.split("Use this format:")[0]
+    assert "Edit Script (AI): Have another AI" in described and "Returns: " in described
+    assert "Reflection:" not in described and "Read File:" not in described
 
 
 def test_messages_convert_both_ways_and_bad_arguments_become_invalid_calls() -> None:

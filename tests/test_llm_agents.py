@@ -151,7 +151,7 @@ def test_react_with_native_tool_calls(
     assert "write_file" not in tools  # hidden by default, as in the original
 
 
-def test_react_in_retrieval_mode_works_from_its_research_log(
+def test_react_in_retrieval_mode_logs_each_step_as_a_step(
     pytester: pytest.Pytester,
     recorded: Callable[[str], Path],
     mlab_args: list[str],
@@ -161,20 +161,18 @@ def test_react_in_retrieval_mode_works_from_its_research_log(
     recorded("guess")
     server.script.replies += [
         answer("Execute Script", {"script_name": "train.py"}),
-        say("Ran train.py: it guessed 40."),  # the log entry for step 1
-        say("The starter guesses a constant 40."),  # retrieved for step 2
+        say("[Reasoning]: measure\n[Action]: ran train.py\n[Observation]: it guessed 40"),
         answer("Final Answer", {"final_answer": "kept the starter"}),
     ]
     pytester.runpytest("tasks", *llm_args(server), "--mlab-retrieval",
                        *mlab_args).assert_outcomes(failed=1)
-    log_request, retrieval_request, decision = (
-        json.dumps(r["messages"]) for r in server.requests[1:4])
-    assert "research-log entry" in log_request and "guessed 40" in log_request
-    assert "Step 1: Ran train.py: it guessed 40." in retrieval_request
-    assert "Notes retrieved from your research log:\\nThe starter guesses a constant 40." in (
-        decision)
     (record,) = read_results()
-    assert record["steps"] == 2 and record["ended_by"] == "final answer"
+    steps = trace_of(record)
+    assert [s["action"] for s in steps] == [
+        "Execute Script", "Append Summary to Research Log", "Final Answer"]
+    assert steps[1]["args"]["content"].startswith("Step 1:\n[Reasoning]: measure")
+    assert record["steps"] == 3 and record["ended_by"] == "final answer"
+    assert server.requests[1]["temperature"] == 0.01  # the fast model's, as the original
 
 
 def test_a_provider_that_always_fails_is_one_line_error(

@@ -8,9 +8,18 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply, say
 
-from pytest_mlab.llm import BudgetExceeded, LLMClient, LLMConfig, LLMError, MissingKey, ReplayMiss
+from pytest_mlab.llm import (
+    BudgetExceeded,
+    LLMClient,
+    LLMConfig,
+    LLMError,
+    MissingKey,
+    ReplayMiss,
+    SamplingChoice,
+)
 from pytest_mlab.llm.cache import ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.llm.sampling import paper_sampling
 
 HELLO = [{"role": "user", "content": "hello"}]
 
@@ -128,3 +137,56 @@ def test_auto_replays_what_it_has_and_records_the_rest(
     assert again.complete(HELLO).text == "asked once"
     assert again.complete([{"role": "user", "content": "fresh"}]).text == "new"
     assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(("model", "main", "fast", "edit", "stop"), [
+    ("gpt-4-0125-preview", (0.2, 500), (0.01, 500), (0.2, 4000), ["Observation:"]),
+    ("openai/gpt-4o", (0.2, 500), (0.01, 500), (0.2, 4000), ["Observation:"]),
+    ("anthropic/claude-3-opus-20240229", (0.5, 2000), (0.01, 2000), (0.5, 4000),
+     ["\n\nHuman:", "Observation:"]),
+    ("gemini/gemini-pro", (0.5, 2000), (0.01, 2000), (0.5, 4000), ["Observation:"]),
+    ("openai/qwen2.5", (0.5, 2000), (0.01, 2000), (0.5, 4000), ["Observation:"]),
+])
+def test_the_originals_sampling_per_role_and_model_family(
+    model: str, main: tuple[float, int], fast: tuple[float, int], edit: tuple[float, int],
+    stop: list[str],
+) -> None:
+    for role, (temperature, tokens) in (("main", main), ("fast", fast), ("edit", edit)):
+        fields = paper_sampling(model, role).request_fields()  # type: ignore[arg-type]
+        assert fields == {"temperature": temperature, "max_tokens": tokens, "stop": stop}
+
+
+def test_each_role_sends_its_own_models_sampling(server: LLMServer) -> None:
+    server.script.replies += [say("a"), say("b"), say("c"), say("d")]
+    config = LLMConfig(main="gpt-4", fast="openai/claude-3-haiku", edit="openai/edit-model",
+                       api_base=server.url, backoff=0.01, timeout=5.0)
+    llm = LLMClient(config, label="t")
+    llm.complete(HELLO)
+    llm.complete(HELLO, role="fast")
+    llm.complete(HELLO, role="edit")
+    llm.complete(HELLO, stop=["\nObservation:", "Observation:"])
+    fields = [(r["model"], r["temperature"], r["max_tokens"], r["stop"]) for r in server.requests]
+    assert fields == [
+        ("gpt-4", 0.2, 500, ["Observation:"]),
+        ("claude-3-haiku", 0.01, 2000, ["\n\nHuman:", "Observation:"]),
+        ("edit-model", 0.5, 4000, ["Observation:"]),
+        ("gpt-4", 0.2, 500, ["Observation:", "\nObservation:"]),
+    ]
+
+
+def test_sampling_is_part_of_what_the_cache_is_keyed_on(
+    server: LLMServer, tmp_path: Path
+) -> None:
+    server.script.replies += [say("warm")]
+    client(server, cache=ReplyCache(tmp_path, "record")).complete(HELLO)
+    same = client(server, cache=ReplyCache(tmp_path, "replay"))
+    assert same.complete(HELLO).text == "warm"
+    colder = client(server, cache=ReplyCache(tmp_path, "replay"),
+                    sampling=SamplingChoice(temperature={"main": 0.0}))
+    with pytest.raises(ReplayMiss):
+        colder.complete(HELLO)
+    shorter = client(server, cache=ReplyCache(tmp_path, "replay"),
+                     sampling=SamplingChoice(max_output_tokens={"main": 100}))
+    with pytest.raises(ReplayMiss):
+        shorter.complete(HELLO)
+    assert len(server.requests) == 1

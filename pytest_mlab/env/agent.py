@@ -4,24 +4,51 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
     from pytest_mlab.env.environment import Environment
 
+History = Literal["paper", "compact"]
+HISTORIES: tuple[History, ...] = ("paper", "compact")
+LangChainStyle = Literal["react", "tools"]
+LongPrompt = Literal["retry", "stop"]
+LONG_PROMPTS: tuple[LongPrompt, ...] = ("retry", "stop")
+LANGCHAIN_STYLES: tuple[LangChainStyle, ...] = ("react", "tools")
+
 
 @dataclass(frozen=True)
 class AgentOptions:
-    """Command-line choices for the built-in agents; others may ignore them."""
+    """Command-line choices for the built-in agents; others may ignore them. The defaults
+    are MLAgentBench's (docs/paper-parity.md)."""
 
     retrieval: bool = False
     """react: keep a research log and work from what is retrieved from it."""
     tool_calling: bool = False
     """react: use the provider's native tool calling instead of named text fields."""
-    invalid_retries: int = 5
-    """react: how often an unreadable response is asked for again."""
+    history: History = "paper"
+    """react: ``paper`` shows the last 3 steps and nothing older; ``compact`` also lists
+    every older step in one line."""
+    system_prompt: bool = False
+    """react: send the instructions as a system message, not all in one user message."""
+    invalid_retries: int = 4
+    """react, langchain: how often an unusable answer is asked for again (5 attempts)."""
+    langchain_style: LangChainStyle = "react"
+    """langchain: a text ReAct agent (``react``) or a tool-calling loop (``tools``)."""
+    long_prompt: LongPrompt = "retry"
+    """react: when its prompt is too long for the model, ``retry`` once with only the last
+    step, telling the model older steps were dropped; ``stop`` ends its turn there (the
+    workspace is scored), as MLAgentBench."""
     command: str | None = None
     """command: the external agent's command line."""
+
+    def describe(self) -> str:
+        """The choices of the LLM agents, for the run header."""
+        return (f"history={self.history} system-prompt={'on' if self.system_prompt else 'off'} "
+                f"invalid-retries={self.invalid_retries} "
+                f"retrieval={'on' if self.retrieval else 'off'} "
+                f"tool-calling={'on' if self.tool_calling else 'off'} "
+                f"langchain-style={self.langchain_style} long-prompt={self.long_prompt}")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pytest_mlab.env.actions import (
     Backups,
 )
 from pytest_mlab.env.actions.names import ActionName
+from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.actions.paths import inside, relative
 from pytest_mlab.env.control import TrialControl
 from pytest_mlab.env.progress import ProgressFile
@@ -57,6 +58,7 @@ class Environment:
         llm: LLMClient | None = None,
         progress: ProgressFile | None = None,
         control: TrialControl | None = None,
+        action_options: ActionOptions | None = None,
     ) -> None:
         self.research_problem = research_problem
         self.entry = entry
@@ -71,6 +73,8 @@ class Environment:
         self.actions = {action.name: action for action in actions}
         self.ask = ask
         """Answers Request Help; None outside an interactive run."""
+        self.action_options = action_options or ActionOptions()
+        """What the actions return where that is a choice (--mlab-script-output, ...)."""
         self.backups = Backups()
         self.llm = llm
         """The harness's LLM client (None for agents without one): every call through it

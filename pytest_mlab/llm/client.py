@@ -10,16 +10,23 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
 from pytest_mlab.llm.cache import ReplyCache, request_digest
-from pytest_mlab.llm.errors import BudgetExceeded, LLMError, MissingKey, ReplayMiss
+from pytest_mlab.llm.errors import (
+    BudgetExceeded,
+    LLMError,
+    MissingKey,
+    PromptTooLong,
+    ReplayMiss,
+)
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.llm.sampling import Role, Sampling, SamplingChoice
 from pytest_mlab.llm.usage import Completion, ToolCall, Usage
 
-Role = Literal["main", "fast", "edit"]
 _BACKOFF_CAP = 30.0
 
 
@@ -45,6 +52,9 @@ def _first_line(error: BaseException) -> str:
 
 @dataclass(frozen=True)
 class LLMConfig:
+    """How a trial's LLM calls are made: a model and sampling per role, the server,
+    retries, budgets and the reply cache."""
+
     main: str
     fast: str
     edit: str
@@ -54,7 +64,8 @@ class LLMConfig:
     """Further attempts after a rate limit, server error or timeout."""
     backoff: float = 1.0
     """Seconds before the first retry; doubled for each further one."""
-    temperature: float | None = None
+    sampling: SamplingChoice = field(default_factory=SamplingChoice)
+    """Temperature, output tokens and stop sequences per role; the original's by default."""
     max_tokens: int | None = None
     """Tokens (prompt and completion) a trial may spend."""
     max_cost: float | None = None
@@ -65,9 +76,14 @@ class LLMConfig:
     def model(self, role: Role) -> str:
         return {"main": self.main, "fast": self.fast, "edit": self.edit}[role]
 
+    def sampling_for(self, role: Role) -> Sampling:
+        return self.sampling.resolve(self.model(role), role)
+
 
 @dataclass
 class LLMClient:
+    """Every LLM call of one trial: counted, budgeted, retried and cached."""
+
     config: LLMConfig
     label: str
     """Names the trial in error messages."""
@@ -82,14 +98,17 @@ class LLMClient:
         *,
         role: Role = "main",
         tools: list[dict[str, Any]] | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
+        """The ``role`` model's answer to ``messages``, sampled as configured for the role;
+        ``stop`` adds stop sequences to the role's own. The request, sampling included,
+        is what the reply cache is keyed on."""
         self._check_budget()
         model = self.config.model(role)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request["tools"] = tools
-        if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
+        request.update(self.config.sampling_for(role).request_fields(stop))
         digest = request_digest(request)
         occurrence = self._occurrences.get(digest, 0)
         self._occurrences[digest] = occurrence + 1
@@ -138,7 +157,9 @@ class LLMClient:
     def _call(self, request: dict[str, Any]) -> Completion:
         litellm = import_litellm()
         model = request["model"]
-        kwargs = {**request, **self._credentials(litellm, model),
+        # drop_params: a model that takes no temperature or stop (reasoning models) gets
+        # the request without them instead of an error.
+        kwargs = {**request, **self._credentials(litellm, model), "drop_params": True,
                   "timeout": self.config.timeout, "num_retries": 0, "max_retries": 0}
         transient = _transient(litellm)
         attempts = self.config.retries + 1
@@ -151,6 +172,9 @@ class LLMClient:
                 return self._completion(litellm, response, model)
             except transient as exc:
                 last: BaseException = exc
+            except litellm.ContextWindowExceededError as exc:
+                raise PromptTooLong(f"{self.label} step {self.step}: the request is too "
+                                    f"long for {model}: {_first_line(exc)}") from None
             except Exception as exc:  # anything else will not get better by asking again
                 raise LLMError(f"{self.label} step {self.step}: {model} failed: "
                                f"{type(exc).__name__}: {_first_line(exc)}",

@@ -29,3 +29,9 @@ class ReplayMiss(LLMError):
 
 class BudgetExceeded(Exception):
     """The trial spent its token or cost budget; it ends like a step limit."""
+
+
+class PromptTooLong(Exception):
+    """The request is longer than the model's context. Not a harness fault: as in
+    MLAgentBench, an action reports it as its observation, and an agent may end its turn
+    on it (the workspace is then scored as it is)."""

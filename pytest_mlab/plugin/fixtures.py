@@ -219,6 +219,7 @@ def mlab_result(
         control=request.node.stash.get(CONTROL_KEY, None),
         show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
                               "show", None),
+        action_options=settings.action_options,
     ))
     request.node.stash[RESULT_KEY] = result
     if result.outcome == "error":

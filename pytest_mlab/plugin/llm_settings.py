@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-from pytest_mlab.llm import LLMClient, LLMConfig
+from pytest_mlab.llm import LLMClient, LLMConfig, SamplingChoice
 from pytest_mlab.llm.cache import CACHE_MODES, CacheMode, ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.llm.sampling import ROLES, Role
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.resolve import resolve
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,16 @@ class LLMSettings:
     max_session_cost: float | None = None
     cache: CacheMode = "off"
     cache_dir: Path = Path(".mlab/llm-cache")
+    sampling: SamplingChoice = field(default_factory=SamplingChoice)
+
+    def sampling_header(self, llms: Sequence[str]) -> list[str]:
+        """Each role's sampling for each main model, as it will be sent."""
+        lines = []
+        for model in llms:
+            config = self._config(model, None)
+            lines += [f"mlab: sampling {model} {role}={config.model(role)} "
+                      f"{config.sampling_for(role).describe()}" for role in ROLES]
+        return lines
 
     def header(self) -> str:
         budgets = [f"{self.max_tokens} tokens" if self.max_tokens else "",
@@ -42,14 +58,17 @@ class LLMSettings:
 
     def client(self, model: str, ledger: CostLedger, label: str) -> LLMClient:
         """The client of one trial whose main model is ``model``."""
-        config = LLMConfig(
+        return LLMClient(self._config(model, ledger), label=label)
+
+    def _config(self, model: str, ledger: CostLedger | None) -> LLMConfig:
+        return LLMConfig(
             main=model, fast=self.fast or model, edit=self.edit or model,
             api_base=self.api_base, timeout=self.timeout, retries=self.retries,
-            backoff=self.backoff, max_tokens=self.max_tokens, max_cost=self.max_cost,
+            backoff=self.backoff, sampling=self.sampling, max_tokens=self.max_tokens,
+            max_cost=self.max_cost,
             cache=None if self.cache == "off" else ReplyCache(self.cache_dir, self.cache),
             ledger=ledger,
         )
-        return LLMClient(config, label=label)
 
 
 def resolve_llm_settings(config: pytest.Config) -> LLMSettings:
@@ -68,4 +87,36 @@ def resolve_llm_settings(config: pytest.Config) -> LLMSettings:
         cache=resolve(config, "mlab_llm_cache", "MLAB_LLM_CACHE", parsers.choice(CACHE_MODES),
                       "off"),
         cache_dir=(config.rootpath / cache_dir.expanduser()).resolve(),
+        sampling=_sampling(config),
+    )
+
+
+def _appended(config: pytest.Config, name: str, parse: Callable[[str], T]) -> list[T]:
+    """A repeatable option's values: the command line's, else its ini key's lines."""
+    given: list[T] | None = config.getoption(name)
+    if given:
+        return given
+    values = []
+    for line in config.getini(name):
+        try:
+            values.append(parse(line))
+        except argparse.ArgumentTypeError as exc:
+            raise pytest.UsageError(f"ini key {name}: {exc}") from None
+    return values
+
+
+def _per_role(pairs: list[parsers.RoleValues[T]]) -> dict[Role, T | None]:
+    chosen: dict[Role, T | None] = {}
+    for role, value in (pair for given in pairs for pair in given):
+        chosen.update(dict.fromkeys([role] if role else ROLES, value))
+    return chosen
+
+
+def _sampling(config: pytest.Config) -> SamplingChoice:
+    stops = _appended(config, "mlab_stop", parsers.stop_sequence)
+    return SamplingChoice(
+        temperature=_per_role(_appended(config, "mlab_temperature", parsers.temperatures)),
+        max_output_tokens=_per_role(
+            _appended(config, "mlab_max_output_tokens", parsers.output_tokens)),
+        stop=None if not stops else tuple(s for s in stops if s is not None),
     )

@@ -9,6 +9,8 @@ import pytest
 
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
+from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
+from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
@@ -108,6 +110,19 @@ def _llm_options(option: _Group) -> None:
            "error or timeout. Default: 4.", type=parsers.whole_number, metavar="N")
     option("--mlab-llm-backoff", "mlab_llm_backoff", "Wait before the first retry, doubled "
            "for each further one. Default: 1.", type=parsers.positive_float, metavar="SECONDS")
+    option("--mlab-temperature", "mlab_temperature", "Sampling temperature: one value for "
+           "every role, or ROLE=VALUE for main, fast or edit (comma-separated or repeated); "
+           "none sends none. Default: MLAgentBench's per role and model family (0.5, or 0.2 "
+           "for GPT models; fast 0.01).", action="append", type=parsers.temperatures,
+           metavar="[ROLE=]T", ini="Temperatures per role")
+    option("--mlab-max-output-tokens", "mlab_max_output_tokens", "Most tokens one answer may "
+           "have: one value for every role, or ROLE=N; none sends none. Default: "
+           "MLAgentBench's (2000, or 500 for GPT models; edit 4000).", action="append",
+           type=parsers.output_tokens, metavar="[ROLE=]N", ini="Output tokens per role")
+    option("--mlab-stop", "mlab_stop", "Stop sequence of every call (\\n for a newline); "
+           "repeat for several; none for no stop. Default: 'Observation:' (and for Claude "
+           "models a new human turn), as in MLAgentBench.", action="append",
+           type=parsers.stop_sequence, metavar="TEXT", ini="Stop sequences")
     option("--mlab-max-tokens", "mlab_max_tokens", "Tokens (prompt and completion) one trial "
            "may spend; then it ends and is scored.", type=parsers.positive_int, metavar="N")
     option("--mlab-max-cost", "mlab_max_cost", "Dollars one trial may spend on LLM calls; "
@@ -129,8 +144,32 @@ def _agent_options(option: _Group) -> None:
            "what is retrieved from it.", action="store_true")
     option("--mlab-tool-calling", "mlab_tool_calling", "react: choose actions through the "
            "provider's native tool calling.", action="store_true")
-    option("--mlab-invalid-retries", "mlab_invalid_retries", "react: how often an unreadable "
-           "response is asked for again. Default: 5.", type=parsers.whole_number, metavar="N")
+    option("--mlab-history", "mlab_history", "react: paper shows the last 3 steps in full "
+           "and nothing older, as MLAgentBench; compact also lists every older step in a "
+           "line. Default: paper.", type=parsers.choice(HISTORIES), metavar="paper|compact",
+           ini="paper or compact")
+    option("--mlab-long-prompt", "mlab_long_prompt", "react: when the prompt is too long for "
+           "the model, retry once with only the last step and say older ones were dropped "
+           "(retry), or end the agent's turn there as MLAgentBench (stop); the workspace is "
+           "scored either way. Default: retry.", type=parsers.choice(LONG_PROMPTS),
+           metavar="retry|stop")
+    option("--mlab-system-prompt", "mlab_system_prompt", "react: send the instructions as a "
+           "system message instead of one user message with everything, as MLAgentBench "
+           "does.", action="store_true")
+    option("--mlab-invalid-retries", "mlab_invalid_retries", "react, langchain: how often an "
+           "unusable answer is asked for again; it costs no step. Default: 4 (5 attempts, as "
+           "MLAgentBench).", type=parsers.whole_number, metavar="N")
+    option("--mlab-langchain-style", "mlab_langchain_style", "langchain: react is a text "
+           "ReAct agent, as MLAgentBench's; tools is a native tool-calling loop. Default: "
+           "react.", type=parsers.choice(LANGCHAIN_STYLES), metavar="react|tools",
+           ini="react or tools")
+    option("--mlab-script-output", "mlab_script_output", "Execute Script returns stdout "
+           "(stderr on failure), as MLAgentBench (paper), or both streams clipped to 10,000 "
+           "characters (both). Default: paper.", type=parsers.choice(SCRIPT_OUTPUTS),
+           metavar="paper|both", ini="paper or both")
+    option("--mlab-understand-limit", "mlab_understand_limit", "Understand File reads at "
+           "most this many characters of a file. Default: the whole file, as MLAgentBench.",
+           type=parsers.positive_int, metavar="CHARS", ini="Characters Understand File reads")
     option("--mlab-agent-cmd", "mlab_agent_cmd", "command: the external agent's command "
            "line, run in the sandbox; {problem} becomes the path of a file with the research "
            "problem.", metavar="COMMAND")

@@ -9,8 +9,12 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from pytest_mlab.analysis.gate import Limit, Metric
+from pytest_mlab.llm.sampling import ROLES, Role
 
 S = TypeVar("S", bound=str)
+T = TypeVar("T")
+RoleValues = tuple[tuple[Role | None, T | None], ...]
+"""(role, value) pairs in the order given; role None is every role."""
 _LIMIT = re.compile(r"(success|improvement):-?(\d+(?:\.\d*)?|\.\d+)(%?)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _GPU_UUID = re.compile(r"(GPU|MIG)-[0-9A-Za-z/-]+")
@@ -104,3 +108,46 @@ def save_name(text: str) -> str:
             f"(--mlab-save=NAME), got {text!r}"
         )
     return text
+
+
+def _per_role(parse: Callable[[str], T], what: str) -> Callable[[str], RoleValues[T]]:
+    """``VALUE`` for every role, or ``ROLE=VALUE,...``; ``none`` sends no such field."""
+
+    def parse_roles(text: str) -> RoleValues[T]:
+        pairs: list[tuple[Role | None, T | None]] = []
+        for part in text.split(","):
+            role_name, _, value = part.strip().rpartition("=")
+            role = next((r for r in ROLES if r == role_name.strip()), None)
+            if role_name and role is None:
+                raise argparse.ArgumentTypeError(
+                    f"expected a role of {', '.join(ROLES)} before '=', got {role_name!r}")
+            value = value.strip()
+            try:
+                pairs.append((role, None if value.lower() == "none" else parse(value)))
+            except (ValueError, argparse.ArgumentTypeError):
+                raise argparse.ArgumentTypeError(
+                    f"expected {what} or none, optionally as ROLE=VALUE (e.g. fast=0.01), "
+                    f"got {part.strip()!r}") from None
+        return tuple(pairs)
+
+    return parse_roles
+
+
+def _temperature(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 2:
+        raise ValueError(text)
+    return value
+
+
+temperatures = _per_role(_temperature, "a temperature from 0 to 2")
+output_tokens = _per_role(positive_int, "a number of tokens")
+
+
+def stop_sequence(text: str) -> str | None:
+    """A stop sequence, with \\n and \\t written as such; ``none`` for no stop at all."""
+    if text.strip().lower() == "none":
+        return None
+    if not text:
+        raise argparse.ArgumentTypeError("expected a stop sequence or none, got ''")
+    return text.replace("\\n", "\n").replace("\\t", "\t")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pytest_mlab.core.run_files import RunFiles
-from pytest_mlab.env.agent import AgentOptions
+from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS, ActionOptions
+from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS, AgentOptions
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.llm_settings import LLMSettings, resolve_llm_settings
 from pytest_mlab.plugin.resolve import lines, resolve
@@ -45,6 +46,7 @@ class Settings:
     interactive: bool = False
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent_options: AgentOptions = field(default_factory=AgentOptions)
+    action_options: ActionOptions = field(default_factory=ActionOptions)
 
     @property
     def run_files(self) -> RunFiles:
@@ -65,6 +67,9 @@ class Settings:
         ]
         if self.llms:
             lines.append(self.llm.header())
+            lines += self.llm.sampling_header(self.llms)
+            lines.append(f"mlab: agents {self.agent_options.describe()} "
+                         f"{self.action_options.describe()}")
         return "\n".join(lines)
 
     def _sandbox_detail(self, probe: bool) -> str:
@@ -123,11 +128,26 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         resume=config.getoption("mlab_resume"),
         interactive=bool(config.getoption("mlab_interactive")),
         llm=resolve_llm_settings(config),
-        agent_options=AgentOptions(
-            retrieval=bool(config.getoption("mlab_retrieval")),
-            tool_calling=bool(config.getoption("mlab_tool_calling")),
-            invalid_retries=resolve(config, "mlab_invalid_retries", None,
-                                    parsers.whole_number, 5),
-            command=config.getoption("mlab_agent_cmd"),
+        agent_options=_agent_options(config),
+        action_options=ActionOptions(
+            script_output=resolve(config, "mlab_script_output", None,
+                                  parsers.choice(SCRIPT_OUTPUTS), "paper"),
+            understand_limit=resolve(config, "mlab_understand_limit", None,
+                                     parsers.positive_int, None),
         ),
+    )
+
+
+def _agent_options(config: pytest.Config) -> AgentOptions:
+    return AgentOptions(
+        retrieval=bool(config.getoption("mlab_retrieval")),
+        tool_calling=bool(config.getoption("mlab_tool_calling")),
+        history=resolve(config, "mlab_history", None, parsers.choice(HISTORIES), "paper"),
+        system_prompt=bool(config.getoption("mlab_system_prompt")),
+        invalid_retries=resolve(config, "mlab_invalid_retries", None, parsers.whole_number, 4),
+        langchain_style=resolve(config, "mlab_langchain_style", None,
+                                parsers.choice(LANGCHAIN_STYLES), "react"),
+        long_prompt=resolve(config, "mlab_long_prompt", None, parsers.choice(LONG_PROMPTS),
+                            "retry"),
+        command=config.getoption("mlab_agent_cmd"),
     )

@@ -7,7 +7,7 @@ Everything here runs without pytest; the plugin's fixtures only provide the part
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_mlab.core.baseline import Baseline
@@ -15,6 +15,7 @@ from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.core.trace import Trace
+from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.agent import Agent
 from pytest_mlab.env.control import TrialControl
 from pytest_mlab.env.data import PreparedData
@@ -59,6 +60,7 @@ class TrialParts:
     """Lets the harness stop the trial from outside (a timeout)."""
     show_progress: Callable[[dict[str, Any]], None] | None = None
     """A live display of each step, in this process (the files serve other processes)."""
+    action_options: ActionOptions = field(default_factory=ActionOptions)
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -100,7 +102,7 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
             research_problem=task.manifest.research_problem, entry=task.manifest.entry,
             workspace=workspace, sandbox=parts.sandbox, limits=parts.limits, trace=trace,
             snapshots=snapshots, resume=resume, ask=parts.ask, llm=parts.llm,
-            progress=progress, control=parts.control,
+            progress=progress, control=parts.control, action_options=parts.action_options,
         )
         return let_agent_act(parts.agent, env)
     finally:

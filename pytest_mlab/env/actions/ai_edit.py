@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import difflib
 
-from pytest_mlab.core.text import clip
 from pytest_mlab.env.actions.base import Action, ActionContext, ActionError
-from pytest_mlab.env.actions.files import READ_LIMIT, _writable
+from pytest_mlab.env.actions.files import _writable
 from pytest_mlab.env.actions.llm_call import ask, fenced
 from pytest_mlab.env.actions.paths import inside, relative
 
@@ -15,8 +14,8 @@ EDIT_MAX_CHARS = 100_000
 """The most text sent to the edit model in one request."""
 _FENCE = "```"
 _ANSWER_FORMAT = (
-    "Reply with the complete result in a single fenced code block (```), leaving nothing "
-    "out or abbreviated; put any remarks before the block."
+    "Reply with the complete code after the edit in one fenced block that begins with "
+    "```python, changing nothing beyond what the instruction asks."
 )
 
 
@@ -34,22 +33,33 @@ def _source(env: ActionContext, script_name: str, *, missing_ok: bool) -> tuple[
         raise ActionError(f"{rel} is not a UTF-8 text file.") from None
 
 
-def extract_code(reply: str) -> list[str]:
-    """The lines of the reply's last fenced block; of the whole reply if it has none.
-    A block the model never closed (cut off at its token limit) still counts."""
-    found: list[list[str]] = []
+def extract_code(reply: str) -> list[str] | None:
+    """The lines of the reply's first ```python block, as MLAgentBench takes them; None if
+    there is none. A block the model never closed (cut off at its token limit) still
+    counts; blank lines around the code are dropped, indentation is kept."""
     block: list[str] | None = None
     for line in reply.splitlines():
-        if block is None and line.lstrip().startswith(_FENCE):
-            block = []
-        elif block is not None and line.strip() == _FENCE:
-            found.append(block)
-            block = None
-        elif block is not None:
+        opener = line.strip()
+        if block is None:
+            if opener.startswith(_FENCE) and opener[3:].lower().startswith("python"):
+                block = []
+        elif opener.startswith(_FENCE):
+            break
+        else:
             block.append(line)
-    if block is not None:
-        found.append(block)
-    return found[-1] if found else reply.splitlines()
+    if block is None:
+        return None
+    while block and not block[0].strip():
+        block.pop(0)
+    while block and not block[-1].strip():
+        block.pop()
+    return block
+
+
+def _refusal(reply: str, save_name: str) -> str:
+    said = "an empty reply" if not reply else "a reply without a ```python code block"
+    return (f"The edit model gave {said}, so nothing was saved and {save_name} is "
+            "unchanged. Try again, perhaps with a shorter or clearer instruction.")
 
 
 def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) -> str:
@@ -62,8 +72,8 @@ def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) 
     ))
     if not diff:
         return f"Saved {rel}; it is identical to {old_rel}, so there is no diff."
-    return clip(f"Saved the edited file as {rel}. Check that this diff is the edit you "
-                f"wanted; Undo Edit Script takes it back.\n{diff}", READ_LIMIT)
+    return (f"Saved the edited file as {rel}. Check that this diff is the edit you wanted; "
+            f"Undo Edit Script takes it back.\n{diff}")
 
 
 def _guard(text: str, what: str) -> None:
@@ -77,14 +87,14 @@ def edit_script(env: ActionContext, script_name: str, edit_instruction: str,
     rel, old = _source(env, script_name, missing_ok=True)
     _writable(env, save_name)  # refuse before paying for the model's answer
     _guard(old, rel)
-    current = (f"Current content of {rel}:\n{fenced(old)}" if old
-               else f"{rel} does not exist yet or is empty; write it from scratch.")
-    prompt = (f"Edit the file {rel} as instructed.\n\nInstruction: {edit_instruction}\n\n"
-              f"{current}\n\n{_ANSWER_FORMAT} The block must hold the whole new file.")
+    current = (f"Here is the Python script {rel}:\n{fenced(old, 'python')}" if old
+               else f"The Python script {rel} is empty or does not exist yet.")
+    prompt = (f"{current}\n\nEdit it by following this instruction:\n{edit_instruction}\n\n"
+              f"{_ANSWER_FORMAT} The block must hold the whole script.")
     reply = ask(env, prompt, "edit")
-    if not reply:
-        return f"The edit model gave an empty reply; nothing was saved to {save_name}."
     lines = extract_code(reply)
+    if lines is None:
+        return _refusal(reply, save_name)
     return _save(env, save_name, rel, old, "\n".join(lines) + "\n" if lines else "")
 
 
@@ -100,16 +110,16 @@ def edit_script_segment(env: ActionContext, script_name: str, start_line_number:
     _writable(env, save_name)
     segment = "".join(lines[start_line_number - 1 : end])
     _guard(segment, f"Lines {start_line_number}-{end} of {rel}")
-    prompt = (f"Here are lines {start_line_number}-{end} of the file {rel}:\n"
-              f"{fenced(segment)}\n\nRewrite these lines as instructed; the rest of the "
-              f"file stays as it is.\n\nInstruction: {edit_instruction}\n\n{_ANSWER_FORMAT} "
-              "The block replaces exactly these lines, with the indentation they need there.")
+    prompt = (f"Here are lines {start_line_number}-{end} of the Python script {rel}:\n"
+              f"{fenced(segment, 'python')}\n\nEdit this segment by following this "
+              f"instruction:\n{edit_instruction}\n\n{_ANSWER_FORMAT} The block replaces "
+              "exactly these lines, with the indentation they need there.")
     reply = ask(env, prompt, "edit")
-    if not reply:
-        return f"The edit model gave an empty reply; nothing was saved to {save_name}."
+    new_lines = extract_code(reply)
+    if new_lines is None:
+        return _refusal(reply, save_name)
     last = lines[end - 1]
     ending = last[len(last.rstrip("\r\n")):] or ("\r\n" if "\r\n" in old else "\n")
-    new_lines = extract_code(reply)
     replacement = ending.join(new_lines) + ending if new_lines else ""
     if end == len(lines) and not last.endswith(("\n", "\r")):
         replacement = replacement.removesuffix(ending)  # the file ended without a newline
@@ -120,10 +130,12 @@ def edit_script_segment(env: ActionContext, script_name: str, start_line_number:
 _SAVE = "the file to save the result as, relative to the workspace (may be the script itself)"
 EDIT_SCRIPT = Action(
     "Edit Script (AI)",
-    "Have a model edit a whole script following your instruction; the result is saved and "
-    "you get the diff. A script that does not exist yet is written from scratch.",
+    "Have another AI make a large but coherent edit to a whole Python script: describe the "
+    "edit instead of writing it. The result is saved and you get the diff to check; Undo "
+    "Edit Script takes it back. A script that does not exist yet is written from scratch.",
     {
-        "script_name": "the script to edit, relative to the workspace",
+        "script_name": "the script to edit, relative to the workspace (if it does not "
+                       "exist, the edit starts from an empty script)",
         "edit_instruction": "what to change, precisely and step by step",
         "save_name": _SAVE,
     },
@@ -132,8 +144,8 @@ EDIT_SCRIPT = Action(
 )
 EDIT_SCRIPT_SEGMENT = Action(
     "Edit Script Segment (AI)",
-    "Like Edit Script (AI), but only a range of lines is rewritten; the rest of the "
-    "script is kept as it is. For long scripts.",
+    "Like Edit Script (AI), but only a range of lines is rewritten by the other AI; the "
+    "rest of the script is kept as it is. For long scripts.",
     {
         "script_name": "the script to edit, relative to the workspace",
         "start_line_number": "the first line to rewrite, counting from 1",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pytest_mlab.env.actions.backups import Backups
+    from pytest_mlab.env.actions.options import ActionOptions
     from pytest_mlab.env.workspace import Workspace
     from pytest_mlab.llm import LLMClient
     from pytest_mlab.sandbox import Sandbox
@@ -23,6 +24,7 @@ class ActionContext(Protocol):
     llm: LLMClient | None
     research_log: list[str]
     ask: Callable[[str], str] | None
+    action_options: ActionOptions
 
     @property
     def seconds_left(self) -> float: ...

@@ -12,22 +12,39 @@ from pytest_mlab.env.actions.paths import inside, relative
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from pytest_mlab.env.actions.options import ScriptOutput
+    from pytest_mlab.sandbox import ExecResult
+
 
 OUTPUT_LIMIT = 10_000
+"""What --mlab-script-output=both keeps of the two streams (head and tail)."""
 
 
-def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | None = None) -> str:
+def _shown(result: ExecResult, streams: ScriptOutput) -> str:
+    """The output an agent sees. ``paper``, as in MLAgentBench: stdout when the script
+    succeeded (stderr if stdout is empty), stderr when it failed, nothing clipped, so
+    library warnings on stderr stay out of a successful run's observation."""
+    if streams == "both":
+        return clip((result.stdout + result.stderr).strip() or "(no output)", OUTPUT_LIMIT)
+    succeeded = result.returncode == 0 and not result.timed_out
+    text = result.stdout if succeeded else result.stderr
+    if succeeded and not text.strip():
+        text = result.stderr
+    return text.strip() or "(no output)"
+
+
+def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | None = None,
+         streams: ScriptOutput | None = None) -> str:
     timeout = env.script_timeout() if timeout is None else timeout
     result = env.sandbox.run(argv, timeout)
     env.note_exit_code(result.returncode)
-    output = (result.stdout + result.stderr).strip() or "(no output)"
     if result.timed_out:
         status = f"{what} was stopped after {timeout:.0f} seconds."
     elif result.returncode != 0:
         status = f"{what} failed with exit code {result.returncode}."
     else:
         status = f"{what} ran to completion."
-    return f"{status} Output:\n{clip(output, OUTPUT_LIMIT)}"
+    return f"{status} Output:\n{_shown(result, streams or env.action_options.script_output)}"
 
 
 def execute_script(env: ActionContext, script_name: str) -> str:
@@ -42,7 +59,9 @@ def python_repl(env: ActionContext, command: str) -> str:
 
 
 def run_command(env: ActionContext, command: str) -> str:
-    return _run(env, ["/bin/sh", "-c", command], "The command", max(0.0, env.seconds_left))
+    # An external agent's whole session: its log is in both streams.
+    return _run(env, ["/bin/sh", "-c", command], "The command", max(0.0, env.seconds_left),
+                streams="both")
 
 
 def final_answer(env: ActionContext, final_answer: str) -> str:
@@ -51,7 +70,8 @@ def final_answer(env: ActionContext, final_answer: str) -> str:
 
 
 EXECUTE_SCRIPT = Action(
-    "Execute Script", "Run a Python script of the workspace and return its output.",
+    "Execute Script", "Run a Python script of the workspace and return its output: what "
+    "it printed, or its error messages if it failed. The script must already exist.",
     {"script_name": "a .py file relative to the workspace"}, execute_script, writes="*",
 )
 PYTHON_REPL = Action(
