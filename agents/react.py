@@ -30,6 +30,9 @@ from .react_history import RECENT_STEPS, Memory, answer_text, history, tool_answ
 from .react_prompt import instructions, prompt_actions, retry_note
 from .react_summary import LONG_OBSERVATION, log_entry, summarise_observation
 
+DROPPED = ("(Your earlier steps were dropped from this prompt: with them it was too long for "
+           "the model. Only the last step is shown.)\n\n")
+
 
 def tool_name(action: str) -> str:
     """Providers accept only [a-zA-Z0-9_-] in function names."""
@@ -72,7 +75,14 @@ class ReactAgent:
             if self.options.retrieval and len(self.memories) > RECENT_STEPS:
                 retrieved = env.execute("Retrieval from Research Log", current_plan="")
             body = history(self.memories, retrieved, self.options.history == "compact")
-            decided = self._decide(llm, env, self._messages(system, body), tools)
+            try:
+                decided = self._decide(llm, env, self._messages(system, body), tools)
+            except PromptTooLong:
+                if self.options.long_prompt == "stop":
+                    raise
+                # Drop older context and try once more; a second refusal ends the turn.
+                short = DROPPED + history(self.memories[-1:], None, compact=False)
+                decided = self._decide(llm, env, self._messages(system, short), tools)
             if decided is None:
                 return (f"No usable answer in {self.options.invalid_retries + 1} attempts; "
                         "the agent stopped.")

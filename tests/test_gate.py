@@ -256,3 +256,18 @@ def test_false_alarms_stay_rare_and_regressions_trip(name: str) -> None:
     assert trip_rate(base, rerun, limits, RUNS) < 0.05
     assert trip_rate(base, rerun, NO_FALL, RUNS) < LEVEL_BOUND
     assert trip_rate(base, worse, limits, runs=100) > 0.85
+
+
+def test_a_gate_with_too_few_trials_says_it_could_not_trip() -> None:
+    # 100% -> 0% on two paired trials: at best p = 1/4, never below alpha.
+    report = compare(make_run([True, True]), make_run([False, False]), SUCCESS)
+    assert not report.tripped
+    assert report.summary.startswith("gate passed only because it could not trip")
+    assert report.powerless == [
+        "titanic/react/gpt-4 success: 2 vs 2 trials can never give p < 0.05 after Holm's "
+        "correction over 1 tests (at best p = 0.25); run at least 5 trials per side"
+    ]
+    assert comparison_lines(report)[-1] == (report.powerless[0], True)
+    # Six paired trials can reach p = 1/64: the gate has teeth and says nothing more.
+    six = compare(make_run([True] * 6), make_run([True] * 6), SUCCESS)
+    assert six.powerless == [] and six.summary.startswith("gate passed: no significant fall")

@@ -109,23 +109,24 @@ def test_the_ci_gate_replays_a_saved_run_without_a_provider(
         answer("Execute Script", {"script_name": "train.py"}),
         answer("Final Answer", {"final_answer": "guessed the training mean"}),
     ]
-    server.script.replies += trial * 3
-    cache = ["--mlab-llm-cache-dir=llm-cache", "--mlab-trials=3"]
+    # Five trials: with fewer, no fall could be significant and the gate could not trip.
+    server.script.replies += trial * 5
+    cache = ["--mlab-llm-cache-dir=llm-cache", "--mlab-trials=5"]
     pytester.runpytest("tasks", *llm_args(server), "--mlab-llm-cache=record", *cache,
-                       "--mlab-save=main", *mlab_args).assert_outcomes(passed=3)
+                       "--mlab-save=main", *mlab_args).assert_outcomes(passed=5)
     asked = len(server.requests)
     gated = pytester.runpytest(
         "tasks", "--agent=react", "--llm=gpt-4", "--mlab-llm-cache=replay", *cache,
         "--mlab-compare=main", "--mlab-compare-fail=success:-10%",
         "--mlab-report-md=summary.md", *mlab_args,
     )
-    gated.assert_outcomes(passed=3)
+    gated.assert_outcomes(passed=5)
     assert gated.ret == pytest.ExitCode.OK
-    assert len(server.requests) == asked == 12
+    assert len(server.requests) == asked == 20
     gated.stdout.fnmatch_lines(["gate passed: no significant fall beyond success:-10%*"])
     summary = (pytester.path / "summary.md").read_text()
-    assert "| guess | react | gpt-4 | 3/3 |" in summary
-    assert "gate passed" in summary
+    assert "| guess | react | gpt-4 | 5/5 |" in summary
+    assert "gate passed: no significant fall" in summary
 
 
 def test_react_with_native_tool_calls(
@@ -190,7 +191,11 @@ def test_a_provider_that_always_fails_is_one_line_error(
     assert record["error_class"] == "InternalServerError"
     assert "\n" not in record["message"] and "failed 3 times" in record["message"]
     assert len(server.requests) == 3
-    run.stdout.fnmatch_lines(["*LLMError: guess/react/gpt-4 trial 0 step 1: gpt-4 failed 3 times*"])
+    # The provider's fault ends the trial, which is still scored and recorded as it stood.
+    assert record["ended_by"] == "LLM error" and record["trace"]
+    assert "invalid submission: submission.txt is missing" in record["message"]
+    run.stdout.fnmatch_lines(["*TrialFault: guess: the LLM provider failed for good "
+                              "(guess/react/gpt-4 trial 0 step 1: gpt-4 failed 3 times*"])
 
 
 def test_a_missing_key_names_the_variable(

@@ -226,6 +226,23 @@ def test_a_prompt_too_long_for_a_tool_is_its_observation(
 def test_a_prompt_too_long_for_the_main_model_ends_the_agents_turn(
     tmp_path: Path, server: LLMServer
 ) -> None:
-    run = run_react(tmp_path, server, [answer("List Files", {"dir_path": "."}), TOO_LONG])
+    # MLAgentBench's way (--mlab-long-prompt=stop): the turn ends there, to be scored.
+    run = run_react(tmp_path, server, [answer("List Files", {"dir_path": "."}), TOO_LONG],
+                    options=AgentOptions(long_prompt="stop"))
     assert run.result.startswith("The prompt grew too long for the model; the agent stopped.")
     assert run.actions == ["List Files"] and run.env.final_answer is None
+
+
+def test_a_prompt_too_long_is_retried_once_with_older_steps_dropped(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    replies = [answer("List Files", {"dir_path": "."}), answer("List Files", {"dir_path": "."}),
+               TOO_LONG, answer("Final Answer", {"final_answer": "done"})]
+    run = run_react(tmp_path, server, replies)
+    assert run.actions == ["List Files", "List Files", "Final Answer"]
+    retried = run.prompt(3)
+    assert "Your earlier steps were dropped from this prompt" in retried
+    assert retried.count("Action: List Files") == 1  # only the last step is shown
+    # A second refusal in a row ends the turn, as in the original.
+    again = run_react(tmp_path / "again", server, [TOO_LONG, TOO_LONG])
+    assert again.result.startswith("The prompt grew too long for the model")

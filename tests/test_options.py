@@ -95,7 +95,8 @@ def test_a_bad_agent_choice_is_a_usage_error(
         (["--mlab-trials=two"], "*--mlab-trials: expected a whole number, got 'two'"),
         (["--mlab-threshold=15"], "*--mlab-threshold: expected a fraction such as 0.10, got 15"),
         (["--max-time=-5"], "*--max-time: expected a number > 0, got -5"),
-        (["--mlab-gpus=0,,1"], "*--mlab-gpus: expected GPU ids such as 0,1, got '0,,1'"),
+        (["--mlab-gpus=0,,1"], "*--mlab-gpus: expected GPU indices or UUIDs such as 0,1 *'0,,1'"),
+        (["--mlab-gpus=x"], "*--mlab-gpus: expected GPU indices or UUIDs such as 0,1 *'x'"),
         (["--mlab-keep-workspaces=some"], "*expected one of all, failed, none, got 'some'"),
     ],
 )

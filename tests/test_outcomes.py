@@ -217,7 +217,7 @@ def test_a_third_party_sandbox_is_one_class_and_one_entry_point(
                                         *mlab_args)
     run.assert_outcomes(passed=1)
     (record,) = read_results()
-    assert record["isolation"] == "labelled-workspace"
+    assert record["isolation"] == "labelled-tasks_guess_task.toml_guess_oracle-t0"
     run.stdout.fnmatch_lines(["mlab: sandbox=labelled*"])
 
 

@@ -88,9 +88,14 @@ def test_workspaces_are_kept_per_the_retention_setting(
     )
     records = read_results()
     assert {r["agent"] for r in records if r["workspace"]} == kept
+    (run_dir,) = [p.parent for p in pytester.path.glob("reports/*/results.json")]
     for record in records:
         if record["workspace"]:
+            # In the run folder, not in pytest's temporary folders that later runs delete.
+            assert Path(record["workspace"]).is_relative_to(run_dir / "workspaces")
             assert (Path(record["workspace"]) / "submission.txt").exists()
+    left = {p.name for p in (run_dir / "workspaces").iterdir()} if kept else set()
+    assert len(left) == len(kept)
 
 
 def test_a_hardlinked_file_changed_in_a_workspace_discards_the_cache(

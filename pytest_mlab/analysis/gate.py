@@ -30,6 +30,7 @@ from math import fsum
 from typing import TYPE_CHECKING, Literal
 
 from pytest_mlab.analysis.groups import RAN, Group, by_group
+from pytest_mlab.analysis.power import powerless
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class Comparison:
     """``p_value`` after Holm's correction over all gated comparisons: what meets alpha."""
     failure: str | None = None
     """The gate's line when a limit tripped on this comparison."""
+    sizes: tuple[int, int] = (0, 0)
+    """Trials (valid submissions, for improvement) compared: baseline, now."""
 
     @property
     def delta(self) -> float | None:
@@ -124,6 +127,8 @@ class GateReport:
     only_baseline: list[Group] = field(default_factory=list)
     """Groups the baseline ran that this run did not: not gated."""
     only_current: list[Group] = field(default_factory=list)
+    powerless: list[str] = field(default_factory=list)
+    """Gated comparisons with too few trials for any fall to be significant, in words."""
 
     @property
     def failures(self) -> list[str]:
@@ -141,6 +146,9 @@ class GateReport:
             return "gate not applied: no task x agent x llm ran in both runs"
         if self.tripped:
             return f"gate tripped on {len(self.failures)} comparison(s) ({limits})"
+        if self.powerless:
+            return (f"gate passed only because it could not trip: too few trials for any "
+                    f"fall to be significant at alpha {self.alpha:g} ({limits})")
         return f"gate passed: no significant fall beyond {limits} (alpha {self.alpha:g})"
 
 
@@ -169,7 +177,8 @@ def _success(
     else:
         p = fisher_p(sum(before), len(before), sum(after), len(after)) if before and after else None
     (b_value, b_text), (c_value, c_text) = _rate(before), _rate(after)
-    return Comparison(group, "success", b_value, c_value, b_text, c_text, p, paired)
+    return Comparison(group, "success", b_value, c_value, b_text, c_text, p, paired,
+                      sizes=(len(before), len(after)))
 
 
 def _improvement(
@@ -189,7 +198,8 @@ def _improvement(
         after = [r.improvement for r in cur.values() if r.improvement is not None]
         p = permutation_p(before, after) if before and after else None
     (b_value, b_text), (c_value, c_text) = _mean(before), _mean(after)
-    return Comparison(group, "improvement", b_value, c_value, b_text, c_text, p, paired)
+    return Comparison(group, "improvement", b_value, c_value, b_text, c_text, p, paired,
+                      sizes=(len(before), len(after)))
 
 
 def _holm(
@@ -231,4 +241,5 @@ def compare(
         comparisons=comparisons, limits=tuple(limits), alpha=alpha,
         only_baseline=sorted(before.keys() - after.keys()),
         only_current=sorted(after.keys() - before.keys()),
+        powerless=powerless(comparisons, alpha),
     )

@@ -32,5 +32,10 @@ class ScorerError(InfrastructureError):
     """A task's ``score.py`` crashed or timed out (as opposed to rejecting a submission)."""
 
 
+class TrialFault(InfrastructureError):
+    """A trial ran but a harness fault ended it (the LLM provider, a timeout); its record
+    says how far it got."""
+
+
 class SandboxError(InfrastructureError):
     """A script could not be started in the sandbox."""

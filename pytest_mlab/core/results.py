@@ -11,7 +11,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
+trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
+Version 1 files read as runs that finished."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -64,6 +67,21 @@ class TrialResult(BaseModel):
     """The step an interrupted trial was continued from."""
     step_scores: list[StepScore] = []
     """Scores of every Nth snapshot, with --mlab-score-steps."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, a lost worker) before this trial reached its verdict."""
+    traceback: str | None = None
+    """Where the agent's traceback was saved, when it raised."""
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    started: str
+    finished: str
+    command: list[str]
+    trials: int
+    """Trials this session reported."""
+    interrupted: bool = False
 
 
 class RunInfo(BaseModel):
@@ -80,6 +98,17 @@ class RunInfo(BaseModel):
     """``git describe --always --dirty`` of the rootdir, where it is a git checkout."""
     settings: list[str] = []
     """The settings in force, as the run header showed them."""
+    selected: int = 0
+    """Trials the run selected; every one of them has a record, run or not."""
+    complete: bool = True
+    """Every selected trial reached its verdict (or was skipped for a stated reason)."""
+    interrupted: bool = False
+    resume_command: str | None = None
+    """How to finish the trials an incomplete run left."""
+    sessions: list[Session] = []
+    """Each pytest session that wrote this run: the first, then every resume."""
+    signature: dict[str, str] = {}
+    """The settings a resumed session must share with the run it continues."""
 
 
 class RunResults(BaseModel):

@@ -6,8 +6,10 @@
         traces/<trial>.jsonl           each trial's steps
         traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
         traces/<trial>.progress.json   a running trial's latest step, for the live display
+        traces/<trial>.traceback.txt   the agent's traceback, when it raised
         snapshots/objects/             file contents shared by every trial
         snapshots/<trial>/step-N.json  each trial's manifest per step
+        workspaces/<trial>/            the trial's workspace (kept per --mlab-keep-workspaces)
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ class TrialFiles:
     def progress(self) -> Path:
         """The latest step, for the live display; the result file marks the end."""
         return self.run_dir / "traces" / f"{self.name}{_PROGRESS}"
+
+    @property
+    def workspace(self) -> Path:
+        """Where the trial's workspace lives while it runs, and after if it is kept."""
+        return self.run_dir / "workspaces" / self.name
+
+    @property
+    def traceback(self) -> Path:
+        """The agent's traceback, when it raised."""
+        return self.run_dir / "traces" / f"{self.name}.traceback.txt"
 
     @property
     def manifests(self) -> Path:

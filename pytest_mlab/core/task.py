@@ -60,6 +60,12 @@ class TaskManifest(_Strict):
     research_problem: str = Field(min_length=1)
     entry: str = Field(default="train.py", min_length=1)
     requirements: tuple[str, ...] = ()
+    tags: tuple[str, ...] = Field(
+        default=(), description="Words to select tasks by, as markers: -m 'tabular'."
+    )
+    downloads: bool = Field(
+        default=False, description="prepare.py fetches data (network or credentials needed)."
+    )
     read_only: tuple[str, ...] = ()
     hide: tuple[str, ...] = Field(
         default=(),

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 History = Literal["paper", "compact"]
 HISTORIES: tuple[History, ...] = ("paper", "compact")
 LangChainStyle = Literal["react", "tools"]
+LongPrompt = Literal["retry", "stop"]
+LONG_PROMPTS: tuple[LongPrompt, ...] = ("retry", "stop")
 LANGCHAIN_STYLES: tuple[LangChainStyle, ...] = ("react", "tools")
 
 
@@ -33,6 +35,10 @@ class AgentOptions:
     """react, langchain: how often an unusable answer is asked for again (5 attempts)."""
     langchain_style: LangChainStyle = "react"
     """langchain: a text ReAct agent (``react``) or a tool-calling loop (``tools``)."""
+    long_prompt: LongPrompt = "retry"
+    """react: when its prompt is too long for the model, ``retry`` once with only the last
+    step, telling the model older steps were dropped; ``stop`` ends its turn there (the
+    workspace is scored), as MLAgentBench."""
     command: str | None = None
     """command: the external agent's command line."""
 
@@ -42,7 +48,7 @@ class AgentOptions:
                 f"invalid-retries={self.invalid_retries} "
                 f"retrieval={'on' if self.retrieval else 'off'} "
                 f"tool-calling={'on' if self.tool_calling else 'off'} "
-                f"langchain-style={self.langchain_style}")
+                f"langchain-style={self.langchain_style} long-prompt={self.long_prompt}")
 
 
 @dataclass(frozen=True)

@@ -24,28 +24,23 @@ from pytest_mlab.env.actions import (
 from pytest_mlab.env.actions.names import ActionName
 from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.actions.paths import inside, relative
+from pytest_mlab.env.control import TrialControl
 from pytest_mlab.env.progress import ProgressFile
 from pytest_mlab.env.resume import ResumePoint
 from pytest_mlab.env.snapshotter import Snapshotter
+from pytest_mlab.env.trial_over import (
+    AlreadySubmitted,
+    StepLimitReached,
+    TimeLimitReached,
+    TrialOver,
+    TrialStopped,
+)
 from pytest_mlab.env.workspace import Workspace
 from pytest_mlab.llm import LLMClient, Usage
 from pytest_mlab.sandbox import Sandbox
 
-
-class TrialOver(Exception):
-    """Raised by ``execute`` once the trial has ended; agents should let it propagate."""
-
-
-class StepLimitReached(TrialOver):
-    pass
-
-
-class TimeLimitReached(TrialOver):
-    pass
-
-
-class AlreadySubmitted(TrialOver):
-    pass
+__all__ = ["AlreadySubmitted", "Environment", "StepLimitReached", "TimeLimitReached",
+           "TrialOver", "TrialStopped"]
 
 
 class Environment:
@@ -66,6 +61,7 @@ class Environment:
         resume: ResumePoint | None = None,
         llm: LLMClient | None = None,
         progress: ProgressFile | None = None,
+        control: TrialControl | None = None,
         action_options: ActionOptions | None = None,
     ) -> None:
         self.research_problem = research_problem
@@ -94,6 +90,9 @@ class Environment:
         self.research_log: list[str] = []
         """Kept by the harness, outside the workspace; the research-log actions use it."""
         self._usage_mark = Usage()
+        self.control = control or TrialControl()
+        """Lets the harness stop the trial from outside."""
+        self.control.sandbox = sandbox
         self.progress = progress
         """Rewritten after each step for the live display at -v."""
         self.trace = trace
@@ -135,6 +134,8 @@ class Environment:
         return self._step(RUN_COMMAND.name, RUN_COMMAND, {"command": command})
 
     def _step(self, action: object, chosen: Action | None, args: dict[str, Any]) -> str:
+        if self.control.stopped is not None:
+            raise self.control.stopped
         if self.final_answer is not None:
             raise AlreadySubmitted("the final answer was already submitted")
         if self.steps >= self.limits.max_steps:

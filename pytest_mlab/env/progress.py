@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,15 @@ class ProgressFile:
     path: Path
     trial: str
     """How the display names the trial (the test item's name)."""
+    shown: Callable[[dict[str, Any]], None] | None = None
+    """Also hands each record to a live display in this process, if there is one."""
 
     def write(self, step: int, max_steps: int, action: str, usage: Usage) -> None:
         record = {"trial": self.trial, "step": step, "max_steps": max_steps, "action": action,
                   "tokens": usage.tokens_in + usage.tokens_out, "cost": usage.cost}
         write_atomic(self.path, json.dumps(record))
+        if self.shown is not None:
+            self.shown(record)
 
 
 def read_progress(path: Path) -> dict[str, Any]:

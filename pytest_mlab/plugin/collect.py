@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.core.task import TaskFormatError, load_task
-from pytest_mlab.plugin.keys import AGENTS_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.core.task import TaskFormatError, TaskSpec, load_task
+from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.timeouts import default_timeout
 from pytest_mlab.trial.spec import TrialSpec
 
 
@@ -19,6 +20,12 @@ def run_trial_item(mlab_result: Any) -> None:
 
 
 class TrialItem(pytest.Function):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # pytest 9 matches --lf and --ff by a node id parsed into name and "[params]"; a
+        # Function keeps "[...]" inside its name, so the item takes the parsed form.
+        self._id = type(self._id).parse(self.nodeid)
+
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, self.name
 
@@ -29,14 +36,34 @@ class TaskFile(pytest.File):
             task = load_task(self.path)
         except TaskFormatError as exc:
             raise self.CollectError(str(exc)) from None
+        marks = [*task.manifest.tags, *(["mlab_gpu"] if task.manifest.resources.gpus else []),
+                 *(["mlab_download"] if task.manifest.downloads else [])]
+        for tag in task.manifest.tags:
+            self.config.addinivalue_line("markers", f"{tag}: a tag of tasks (task.toml)")
+        for spec in self._specs(task):
+            item = TrialItem.from_parent(self, name=spec.name, callobj=run_trial_item)
+            item.stash[TRIAL_KEY] = spec
+            for mark in [*marks, *(["mlab_llm"] if spec.llm else [])]:
+                item.add_marker(mark)
+            if (seconds := default_timeout(self.config, item)) is not None:
+                item.add_marker(pytest.mark.timeout(seconds))
+            yield item
+
+    def _specs(self, task: TaskSpec) -> list[TrialSpec]:
+        """The run's trials of this task, then those node ids name that it lacks."""
         settings = self.config.stash[SETTINGS_KEY]
         agents = self.config.stash[AGENTS_KEY]
         trials = settings.record_baseline or settings.trials
-        for agent_name, agent in agents.items():
-            llms: tuple[str | None, ...] = settings.llms if agent.uses_llm else (None,)
-            for llm in llms:
-                for k in range(trials):
-                    spec = TrialSpec(task=task, agent=agent_name, llm=llm, trial=k)
-                    item = TrialItem.from_parent(self, name=spec.name, callobj=run_trial_item)
-                    item.stash[TRIAL_KEY] = spec
-                    yield item
+        specs = [
+            TrialSpec(task=task, agent=name, llm=llm, trial=k)
+            for name in settings.agents
+            for llm in (settings.llms if agents[name].uses_llm else (None,))
+            for k in range(trials)
+        ]
+        for named in sorted(self.config.stash[NAMED_KEY].get(self.path.resolve(), ()),
+                            key=lambda t: (t.agent, t.llm or "", t.trial)):
+            if (named.llm is not None) == agents[named.agent].uses_llm:
+                specs.append(TrialSpec(task=task, agent=named.agent, llm=named.llm,
+                                       trial=named.trial))
+        unique = {spec.name: spec for spec in specs}
+        return list(unique.values())

@@ -14,17 +14,16 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from pytest_mlab.core.baseline import Baseline, read_record
-from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable
+from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialFault
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
-from pytest_mlab.core.run_files import safe_name
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.env.agent import Agent, AgentContext
 from pytest_mlab.env.data import PreparedData, prepare_task
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.llm import LLMClient
 from pytest_mlab.llm.ledger import CostLedger
-from pytest_mlab.plugin.keys import AGENTS_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
@@ -124,17 +123,19 @@ def mlab_baseline(
 @pytest.fixture
 def mlab_workspace(
     request: pytest.FixtureRequest, mlab_task: TaskSpec, mlab_data: PreparedData,
-    mlab_settings: Settings, tmp_path_factory: pytest.TempPathFactory,
+    mlab_settings: Settings,
 ) -> Iterator[Workspace]:
-    """A fresh copy of the task's env/ with its public data, kept per --mlab-keep-workspaces."""
-    base = tmp_path_factory.mktemp(safe_name(request.node.name)[:60], numbered=True)
-    workspace = provision_workspace(mlab_task, mlab_data, base / "workspace")
+    """A fresh copy of the task's env/ with its public data, in the run folder, where it
+    stays per --mlab-keep-workspaces (so every path in results.json still exists)."""
+    root = mlab_settings.run_files.trial(request.node.nodeid).workspace
+    shutil.rmtree(root, ignore_errors=True)  # a resumed trial restores its own snapshot
+    workspace = provision_workspace(mlab_task, mlab_data, root)
     yield workspace
     result = request.node.stash.get(RESULT_KEY, None)
     # Without a result the trial errored: keep its workspace unless told to keep none.
     unwanted = mlab_settings.keep_workspaces == "none"
     if unwanted or (result is not None and result.workspace is None):
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
@@ -215,7 +216,14 @@ def mlab_result(
         files=settings.run_files.trial(request.node.nodeid), resume=bool(settings.resume),
         score_steps=settings.score_steps, keep_workspace=settings.keep_workspaces,
         ask=_terminal_ask(request.config) if settings.interactive else None,
+        control=request.node.stash.get(CONTROL_KEY, None),
+        show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
+                              "show", None),
         action_options=settings.action_options,
     ))
     request.node.stash[RESULT_KEY] = result
+    if result.outcome == "error":
+        # The harness's fault (the provider failed, a timeout): the item errors, and its
+        # record, scored as far as it got, is the one the reporter keeps.
+        raise TrialFault(result.message)
     return result

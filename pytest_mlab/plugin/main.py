@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import secrets
 import time
+import warnings
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,13 +18,22 @@ import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
 from pytest_mlab.plugin import hookspecs
-from pytest_mlab.plugin.keys import AGENTS_KEY, SETTINGS_KEY
+from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
+from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
     from pytest_mlab.env.agent import Agent
     from pytest_mlab.plugin.collect import TaskFile
+    from pytest_mlab.plugin.selection import Selection
     from pytest_mlab.plugin.settings import Settings
+
+
+MARKERS = {
+    "mlab_gpu": "the task needs a GPU (resources.gpus in task.toml)",
+    "mlab_download": "the task's prepare.py downloads its data",
+    "mlab_llm": "the trial's agent uses an LLM",
+}
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -52,6 +63,9 @@ def _check(settings: Settings, config: pytest.Config, is_worker: bool) -> None:
 
     if settings.interactive and (is_worker or getattr(config.option, "numprocesses", None)):
         raise pytest.UsageError("--mlab-interactive needs a terminal: drop -n")
+    if settings.interactive and config.getoption("capture") != "no":
+        raise pytest.UsageError("--mlab-interactive asks at this terminal: add -s, so pytest "
+                                "does not capture it")
     if settings.record_baseline is not None and set(settings.agents) != {"baseline"}:
         raise pytest.UsageError("--mlab-record-baseline runs the baseline agent only; drop --agent")
     if settings.sandbox not in (kinds := sandbox_kinds()):
@@ -59,11 +73,12 @@ def _check(settings: Settings, config: pytest.Config, is_worker: bool) -> None:
                                 f"one of: {', '.join(kinds)}")
 
 
-def _agents(settings: Settings) -> dict[str, type[Agent]]:
+def _agents(settings: Settings, named: Iterable[str]) -> dict[str, type[Agent]]:
+    """The agents --agent chose, checked, and those node ids name."""
     from pytest_mlab.trial.agents import UnknownAgent, load_agent
 
     agents = {}
-    for name in settings.agents:
+    for name in [*settings.agents, *named]:
         try:
             agents[name] = load_agent(name)
         except UnknownAgent as exc:
@@ -71,19 +86,28 @@ def _agents(settings: Settings) -> dict[str, type[Agent]]:
         if name == "command" and not settings.agent_options.command:
             raise pytest.UsageError("--agent=command runs an external agent: give its command "
                                     "line with --mlab-agent-cmd")
-        if agents[name].uses_llm and not settings.llms:
+        if agents[name].uses_llm and not settings.llms and name in settings.agents:
             raise pytest.UsageError(f"--agent={name} uses an LLM: give one with --llm MODEL")
+    if settings.llms and not any(agents[name].uses_llm for name in settings.agents):
+        warnings.warn(MlabWarning(
+            f"--llm {', '.join(settings.llms)} is unused: none of the agents "
+            f"({', '.join(settings.agents)}) uses an LLM"), stacklevel=1)
     return agents
 
 
 class XdistHooks:
-    """Hands the controller's run id to every worker, so all share one run."""
+    """Hands the controller's run id to every worker, so all share one run, and learns from
+    the workers which trials were selected (the controller collects nothing itself)."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, selection: Selection) -> None:
         self.run_id = run_id
+        self.selection = selection
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["mlab_run_id"] = self.run_id
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.selection.add_ids(ids)
 
 
 def _saves_or_compares(config: pytest.Config) -> bool:
@@ -94,8 +118,12 @@ def _saves_or_compares(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
+    from pytest_mlab.plugin.resume import resumed_run
     from pytest_mlab.plugin.settings import resolve_settings
+    from pytest_mlab.plugin.trial_ids import named_trials
+    from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
@@ -103,26 +131,53 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.resume and not workerinput:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
     config.stash[SETTINGS_KEY] = settings
-    config.stash[AGENTS_KEY] = _agents(settings)
+    named = named_trials(config, [*available_agents(), *settings.agents])
+    config.stash[NAMED_KEY] = named
+    config.stash[AGENTS_KEY] = _agents(settings, {t.agent for ts in named.values() for t in ts})
     # The controller of -n runs no trial, so it never imports the trial machinery.
     if workerinput is not None or getattr(config.option, "dist", "no") == "no":
         from pytest_mlab.plugin import fixtures
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
-    config.pluginmanager.register(Reporter(config), "mlab-reporter")
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(XdistHooks(settings.run_id), "mlab-xdist")
+    config.pluginmanager.register(TrialRecords(), "mlab-records")
+    if config.pluginmanager.hasplugin("timeout"):
+        from pytest_mlab.plugin.timeouts import TrialTimeouts
+
+        config.pluginmanager.register(TrialTimeouts(), "mlab-timeouts")
     if workerinput is None:
+        resumed = resumed_run(config, settings) if settings.resume else None
+        reporter = Reporter(config, resumed)
+        config.pluginmanager.register(reporter, "mlab-reporter")
+        if config.pluginmanager.hasplugin("xdist"):
+            xdist = XdistHooks(settings.run_id, reporter.selection)
+            config.pluginmanager.register(xdist, "mlab-xdist")
         if _saves_or_compares(config):
             from pytest_mlab.plugin import compare
 
             compare.register(config)
-        if config.get_verbosity() >= 1:
-            from pytest_mlab.plugin.progress import LiveProgress
 
-            progress = LiveProgress(config, settings.run_files)
-            config.pluginmanager.register(progress, "mlab-progress")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Live progress at -v: polled files under -n, the item's own line without. Set up
+    here, where the terminal reporter exists."""
+    from pytest_mlab.plugin.progress import InlineProgress, LiveProgress
+
+    config = session.config
+    settings: Settings = config.stash[SETTINGS_KEY]
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if config.get_verbosity() < 1 or terminal is None or hasattr(config, "workerinput"):
+        return
+    if getattr(config.option, "dist", "no") != "no":
+        polling = LiveProgress(config, settings.run_files)
+        config.pluginmanager.register(polling, "mlab-progress")
+        polling.start()
+    elif terminal.isatty:
+        config.pluginmanager.register(InlineProgress(config, terminal), "mlab-progress")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

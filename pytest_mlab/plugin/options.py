@@ -10,7 +10,7 @@ import pytest
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
-from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES
+from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
@@ -19,11 +19,12 @@ from pytest_mlab.trial.spec import RETENTIONS
 
 
 class _Group:
-    """Declares options of one group; ``ini=`` also declares the ini key of the same name."""
+    """Declares options of one --help group; ``ini=`` also declares the ini key of the same
+    name."""
 
-    def __init__(self, parser: pytest.Parser) -> None:
+    def __init__(self, parser: pytest.Parser, name: str, description: str) -> None:
         self.parser = parser
-        self.group = parser.getgroup("mlab", "pytest-mlab: ML agent benchmark")
+        self.group = parser.getgroup(name, f"pytest-mlab: {description}")
 
     def __call__(self, flag: str, dest: str, help: str, *, ini: str | None = None,
                  **kwargs: Any) -> None:
@@ -34,12 +35,12 @@ class _Group:
 
 
 def add_options(parser: pytest.Parser) -> None:
-    option = _Group(parser)
-    _run_options(option)
-    _sandbox_options(option)
-    _llm_options(option)
-    _agent_options(option)
-    _report_options(option)
+    _run_options(_Group(parser, "mlab", "running trials"))
+    _sandbox_options(_Group(parser, "mlab-sandbox", "where scripts run"))
+    llm = _Group(parser, "mlab-llm", "LLMs and the built-in agents")
+    _llm_options(llm)
+    _agent_options(llm)
+    _report_options(_Group(parser, "mlab-report", "reports, saved runs and the gate"))
 
 
 def _run_options(option: _Group) -> None:
@@ -147,6 +148,11 @@ def _agent_options(option: _Group) -> None:
            "and nothing older, as MLAgentBench; compact also lists every older step in a "
            "line. Default: paper.", type=parsers.choice(HISTORIES), metavar="paper|compact",
            ini="paper or compact")
+    option("--mlab-long-prompt", "mlab_long_prompt", "react: when the prompt is too long for "
+           "the model, retry once with only the last step and say older ones were dropped "
+           "(retry), or end the agent's turn there as MLAgentBench (stop); the workspace is "
+           "scored either way. Default: retry.", type=parsers.choice(LONG_PROMPTS),
+           metavar="retry|stop")
     option("--mlab-system-prompt", "mlab_system_prompt", "react: send the instructions as a "
            "system message instead of one user message with everything, as MLAgentBench "
            "does.", action="store_true")

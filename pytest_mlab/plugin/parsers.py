@@ -17,6 +17,7 @@ RoleValues = tuple[tuple[Role | None, T | None], ...]
 """(role, value) pairs in the order given; role None is every role."""
 _LIMIT = re.compile(r"(success|improvement):-?(\d+(?:\.\d*)?|\.\d+)(%?)")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_GPU_UUID = re.compile(r"(GPU|MIG)-[0-9A-Za-z/-]+")
 
 
 def _int_at_least(low: int) -> Callable[[str], int]:
@@ -54,12 +55,15 @@ def fraction(text: str) -> float:
 
 
 def gpu_list(text: str) -> tuple[str, ...]:
-    """``0,1`` (device ids) or ``none``; CUDA_VISIBLE_DEVICES uses the same form."""
+    """``0,1`` (device indices), GPU/MIG UUIDs, or ``none``: the forms of
+    CUDA_VISIBLE_DEVICES."""
     if text.strip().lower() in ("", "none", "-1"):
         return ()
     ids = tuple(part.strip() for part in text.split(","))
-    if any(not part for part in ids):
-        raise argparse.ArgumentTypeError(f"expected GPU ids such as 0,1, got {text!r}")
+    if not all(part.isdigit() or _GPU_UUID.fullmatch(part) for part in ids):
+        raise argparse.ArgumentTypeError(
+            f"expected GPU indices or UUIDs such as 0,1 or GPU-<uuid>, got {text!r}"
+        )
     return ids
 
 

@@ -1,12 +1,15 @@
 """Live progress at -v: each running trial's step, tokens and cost, as it goes.
 
-Trials write their latest step to ``traces/<trial>.progress.json``; the controller polls
-those files, so the display works the same with and without ``-n`` (workers cannot
-write to the controller's terminal).
+With ``-n``, trials write their latest step to ``traces/<trial>.progress.json`` and the
+controller, which runs no trial and captures nothing, polls those files and prints a line
+per step. Without ``-n``, the trial runs in this very process: each step rewrites the
+item's own line on the terminal, with capture suspended for the moment, so nothing lands
+in the captured output and the item's line is not printed twice.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,41 @@ from pytest_mlab.report import format as fmt
 POLL_SECONDS = 0.5
 
 
+def step_text(record: dict[str, Any]) -> str:
+    return (f"step {record['step']} of {record['max_steps']} ({record['action']}), "
+            f"{fmt.count(record['tokens'])} tokens, {fmt.money(record['cost'])}")
+
+
 def progress_line(record: dict[str, Any]) -> str:
-    return (f"[mlab] {record['trial']}: step {record['step']} of {record['max_steps']} "
-            f"({record['action']}), {fmt.count(record['tokens'])} tokens, "
-            f"{fmt.money(record['cost'])}")
+    return f"[mlab] {record['trial']}: {step_text(record)}"
+
+
+class InlineProgress:
+    """Without -n, on a terminal: the running item's line ends with its latest step, written
+    after the item's name and erased before pytest writes the outcome, with capture
+    suspended for the moment of writing."""
+
+    def __init__(self, config: pytest.Config, terminal: Any) -> None:
+        self.terminal = terminal
+        self.capture: Any = config.pluginmanager.get_plugin("capturemanager")
+        self.shown = 0
+
+    def show(self, record: dict[str, Any]) -> None:
+        text = " " + step_text(record)
+        self._replace(text)
+
+    def _replace(self, text: str) -> None:
+        pad = max(0, self.shown - len(text))
+        suspended = (self.capture.global_and_fixture_disabled() if self.capture is not None
+                     else contextlib.nullcontext())
+        with suspended:
+            self.terminal.write("\b" * self.shown + text + " " * pad + "\b" * pad, flush=True)
+        self.shown = len(text)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.shown:
+            self._replace("")
 
 
 class LiveProgress:
@@ -34,7 +68,7 @@ class LiveProgress:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="mlab-progress", daemon=True)
 
-    def pytest_sessionstart(self) -> None:
+    def start(self) -> None:
         self._thread.start()
 
     @pytest.hookimpl(tryfirst=True)

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS, ActionOptions
-from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, AgentOptions
+from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS, AgentOptions
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.llm_settings import LLMSettings, resolve_llm_settings
 from pytest_mlab.plugin.resolve import lines, resolve
@@ -147,5 +147,7 @@ def _agent_options(config: pytest.Config) -> AgentOptions:
         invalid_retries=resolve(config, "mlab_invalid_retries", None, parsers.whole_number, 4),
         langchain_style=resolve(config, "mlab_langchain_style", None,
                                 parsers.choice(LANGCHAIN_STYLES), "react"),
+        long_prompt=resolve(config, "mlab_long_prompt", None, parsers.choice(LONG_PROMPTS),
+                            "retry"),
         command=config.getoption("mlab_agent_cmd"),
     )

@@ -48,6 +48,7 @@ def comparison_table(report: GateReport) -> list[str]:
             lines += [f"- `{failure}`" for failure in report.failures]
         else:
             lines.append(report.summary)
+            lines += [f"- {line}" for line in report.powerless]
     return lines
 
 

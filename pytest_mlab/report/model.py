@@ -13,10 +13,12 @@ from pydantic import BaseModel
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.core.text import clip
 from pytest_mlab.report.rows import Row, label, rows_of
 from pytest_mlab.report.steps import TraceView, trace_view
 
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
+MAX_TRACEBACK = 20_000
 
 
 class Header(BaseModel):
@@ -37,6 +39,8 @@ class TrialView(BaseModel):
     label: str
     result: TrialResult
     trace: TraceView
+    traceback: str | None = None
+    """The agent's traceback, when it raised."""
 
 
 class ReportModel(BaseModel):
@@ -60,6 +64,15 @@ def _trace_view(result: TrialResult, run_dir: Path | None) -> TraceView:
     return trace_view(files.trace, files.manifests, files.objects)
 
 
+def _traceback(result: TrialResult) -> str | None:
+    if result.traceback is None:
+        return None
+    try:
+        return clip(Path(result.traceback).read_text(encoding="utf-8"), MAX_TRACEBACK)
+    except OSError:
+        return f"(the traceback file {result.traceback} is gone)"
+
+
 def build_report(
     results: RunResults, run_dir: Path | None = None, comparison: GateReport | None = None
 ) -> ReportModel:
@@ -80,7 +93,7 @@ def build_report(
     )
     trials = [
         TrialView(anchor=f"trial-{n}", label=label(r.agent, r.llm), result=r,
-                  trace=_trace_view(r, run_dir))
+                  trace=_trace_view(r, run_dir), traceback=_traceback(r))
         for n, r in enumerate(records)
     ]
     return ReportModel(

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.text import aligned
 from pytest_mlab.report.columns import table
 from pytest_mlab.report.rows import Row
+
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import RunInfo
 
 
 def summary_lines(rows: Sequence[Row]) -> list[str]:
@@ -31,5 +36,17 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
         if report.tripped:
             lines += [(failure, True) for failure in report.failures]
         else:
-            lines.append((report.summary, not report.comparisons))
+            lines.append((report.summary, not report.comparisons or bool(report.powerless)))
+            lines += [(line, True) for line in report.powerless]
+    return lines
+
+
+def run_lines(run: RunInfo, results: Path, report: Path) -> list[tuple[str, bool]]:
+    """Where the run was written, and whether it finished; each line with whether it is a
+    warning."""
+    lines = [(f"results: {results}", False), (f"report: {report}", False)]
+    if not run.complete:
+        why = "it was interrupted" if run.interrupted else "a worker crashed"
+        lines.append((f"run incomplete ({why}): not every selected trial reached its verdict; "
+                      f"resume with: {run.resume_command}", True))
     return lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import traceback
 from dataclasses import dataclass, field
 
 from pytest_mlab.core.errors import InfrastructureError
@@ -12,8 +13,9 @@ from pytest_mlab.env.environment import (
     Environment,
     StepLimitReached,
     TimeLimitReached,
+    TrialStopped,
 )
-from pytest_mlab.llm import BudgetExceeded, Usage
+from pytest_mlab.llm import BudgetExceeded, LLMError, Usage
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,11 @@ class AgentRun:
     """The exception the agent raised, when it crashed: it then meant to submit nothing."""
     usage: Usage = field(default_factory=Usage)
     """What the trial's LLM calls used."""
+    agent_traceback: str | None = None
+    fault: str | None = None
+    """A harness fault that ended the agent's turn, in words (the LLM provider failed for
+    good, a timeout stopped the trial); the workspace is still scored."""
+    fault_class: str | None = None
 
 
 _ENDINGS: tuple[tuple[type[Exception], str], ...] = (
@@ -36,20 +43,32 @@ _ENDINGS: tuple[tuple[type[Exception], str], ...] = (
 
 
 def let_agent_act(agent: Agent, env: Environment) -> AgentRun:
-    """Run ``agent`` in ``env`` until it returns or a limit stops it. Harness faults
-    (``InfrastructureError``) propagate; the agent's own bugs end only its turn."""
+    """Run ``agent`` in ``env`` until it returns or a limit stops it. The agent's own bugs
+    end only its turn (traceback kept); so do an LLM provider that failed for good and a
+    stop from outside, as faults; any other harness fault propagates."""
     started = time.monotonic()
-    agent_error = None
+    ended_by, agent_error, agent_traceback = "agent returned", None, None
+    fault = fault_class = None
     try:
         agent.run(env)
-        ended_by = "final answer" if env.final_answer is not None else "agent returned"
+        if env.final_answer is not None:
+            ended_by = "final answer"
+    except LLMError as exc:
+        ended_by, fault_class = "LLM error", exc.error_class
+        fault = f"the LLM provider failed for good ({exc})"
+    except TrialStopped as exc:
+        ended_by, fault, fault_class = "stopped", str(exc), exc.error_class
     except InfrastructureError:
         raise
     except Exception as exc:
-        ended_by = next((name for kind, name in _ENDINGS if isinstance(exc, kind)), "")
-        if not ended_by:
+        named = next((name for kind, name in _ENDINGS if isinstance(exc, kind)), None)
+        if named is not None:
+            ended_by = named
+        else:
             ended_by, agent_error = "agent error", f"{type(exc).__name__}: {exc}"
+            agent_traceback = traceback.format_exc()
     seconds = time.monotonic() - started
     env.finish()
     usage = env.llm.usage.copy() if env.llm is not None else Usage()
-    return AgentRun(ended_by, env.steps, seconds, agent_error, usage)
+    return AgentRun(ended_by, env.steps, seconds, agent_error, usage, agent_traceback, fault,
+                    fault_class)

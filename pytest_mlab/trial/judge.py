@@ -49,18 +49,23 @@ def judge(
         result.message = f"{task.name}: the agent raised {run.agent_error} after {run.steps} steps"
         return result
     ended = f"the {run.ended_by} ended the trial; " if run.ended_by in LIMITS else ""
+    if run.fault is not None:
+        # The harness's fault, not the agent's: an error, with what was scored all the same.
+        result.outcome, result.error_class = "error", run.fault_class
+        ended = f"{run.fault} after {run.steps} steps; "
     if scored.invalid is not None or scored.score is None:
         result.message = f"{task.name}: {ended}invalid submission: {scored.invalid}"
         return result
     score = result.score = scored.score
     if baseline is None:
-        result.success, result.outcome = True, "passed"
-        result.message = f"{task.name}: {metric.name}={score:.6g} recorded"
+        if run.fault is None:
+            result.success, result.outcome = True, "passed"
+        result.message = f"{task.name}: {ended}{metric.name}={score:.6g} recorded"
         return result
     gain = result.improvement = improvement(score, baseline.mean, metric.direction)
     sentence = judgement(metric.name, score, baseline.mean, gain, threshold)
     result.message = f"{task.name}: {ended}{sentence}"
-    if not ended:
+    if not ended and run.fault is None:
         result.success = gain >= threshold
         result.outcome = "passed" if result.success else "failed"
     return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_mlab.core.baseline import Baseline
 from pytest_mlab.core.results import TrialResult
@@ -16,6 +17,7 @@ from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.core.trace import Trace
 from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.agent import Agent
+from pytest_mlab.env.control import TrialControl
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.environment import Environment
 from pytest_mlab.env.progress import ProgressFile
@@ -54,6 +56,10 @@ class TrialParts:
     keep_workspace: Retention = "failed"
     ask: Callable[[str], str] | None = None
     """Answers Request Help; None outside an interactive run."""
+    control: TrialControl | None = None
+    """Lets the harness stop the trial from outside (a timeout)."""
+    show_progress: Callable[[dict[str, Any]], None] | None = None
+    """A live display of each step, in this process (the files serve other processes)."""
     action_options: ActionOptions = field(default_factory=ActionOptions)
 
 
@@ -74,6 +80,9 @@ def run_trial(parts: TrialParts) -> TrialResult:
         result.workspace = str(parts.workspace.root)
     if files is not None:
         result.trace = str(files.trace)
+        if run.agent_traceback is not None:
+            files.traceback.write_text(run.agent_traceback, encoding="utf-8")
+            result.traceback = str(files.traceback)
         if parts.score_steps:
             result.step_scores = score_steps(task, parts.data, files, parts.score_steps)
         files.result.write_text(result.model_dump_json(), encoding="utf-8")
@@ -88,13 +97,13 @@ def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
         snapshots = Snapshotter.of(workspace, files.objects, files.manifests,
                                    keep_every=parts.score_steps)
         trace = Trace(files.trace, append=resume is not None)
-        progress = ProgressFile(files.progress, parts.spec.name)
+        progress = ProgressFile(files.progress, parts.spec.name, parts.show_progress)
     try:
         env = Environment(
             research_problem=task.manifest.research_problem, entry=task.manifest.entry,
             workspace=workspace, sandbox=parts.sandbox, limits=parts.limits, trace=trace,
             snapshots=snapshots, resume=resume, ask=parts.ask, llm=parts.llm,
-            progress=progress, action_options=parts.action_options,
+            progress=progress, control=parts.control, action_options=parts.action_options,
         )
         return let_agent_act(parts.agent, env)
     finally:

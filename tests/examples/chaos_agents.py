@@ -1,0 +1,71 @@
+"""Agents that make a run go wrong on purpose, for the tests of accounting (public API only).
+
+They coordinate through files in $MLAB_CHAOS_DIR, so that a fault happens once per test
+and a resumed run goes through.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from pytest_mlab import AgentContext, Environment
+
+
+class _Chaos:
+    uses_llm: ClassVar[bool] = False
+    needs_solution: ClassVar[bool] = False
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+        self.marks = Path(os.environ["MLAB_CHAOS_DIR"])
+
+    def _first(self, name: str) -> bool:
+        """True for the first agent in the test to ask for ``name``."""
+        try:
+            (self.marks / name).touch(exist_ok=False)
+        except FileExistsError:
+            return False
+        return True
+
+
+class KillerAgent(_Chaos):
+    """The first one kills its own process (the xdist worker); the others do fine work."""
+
+    def run(self, env: Environment) -> str:
+        if self._first("killed"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return _slow_good_work(env)
+
+
+class SlowGoodAgent(_Chaos):
+    """Takes a few seconds, then submits the right answer."""
+
+    def run(self, env: Environment) -> str:
+        return _slow_good_work(env)
+
+
+class RaisingAgent(_Chaos):
+    """Raises from deep inside its own code."""
+
+    def run(self, env: Environment) -> str:
+        env.execute("List Files", dir_path=".")
+        return _plan(3)
+
+
+def _plan(depth: int) -> str:
+    if depth == 0:
+        raise LookupError("no plan left")
+    return _plan(depth - 1)
+
+
+def _slow_good_work(env: Environment) -> str:
+    for _ in range(3):
+        env.execute("List Files", dir_path=".")
+        time.sleep(0.7)
+    env.execute("Write File", file_name="submission.txt", content="50\n")
+    env.execute("Final Answer", final_answer="submitted 10")
+    return "done"
