@@ -5,27 +5,39 @@ says nothing. Each test's smallest possible p-value for the sizes compared tells
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from math import comb
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from pytest_mlab.analysis.gate import Comparison
+from pytest_mlab.analysis.groups import Group
 
 
-def best_p(comparison: Comparison) -> float:
-    """The smallest p-value the comparison's test can give for its sizes: every trial
-    worse now (paired), or every baseline trial above every current one (unpaired)."""
-    base, cur = comparison.sizes
-    if comparison.paired:
+class Comparison(Protocol):
+    """What this module reads of a gate's comparison (``gate.Comparison``)."""
+
+    @property
+    def group(self) -> Group: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def paired(self) -> bool: ...
+    @property
+    def sizes(self) -> tuple[int, int]: ...
+    @property
+    def p_gate(self) -> float | None: ...
+
+
+def best_p(paired: bool, sizes: tuple[int, int]) -> float:
+    """The smallest p-value a test can give for these sizes: every trial worse now
+    (paired), or every baseline trial above every current one (unpaired)."""
+    base, cur = sizes
+    if paired:
         return 0.5 ** base if base else 1.0
     return 1 / comb(base + cur, cur) if base and cur else 1.0
 
 
-def _needed(comparison: Comparison, threshold: float) -> int:
+def _needed(paired: bool, threshold: float) -> int:
     """Trials per side at which the worst fall would give p below ``threshold``."""
-    return next((n for n in range(1, 200)
-                 if best_p(replace(comparison, sizes=(n, n))) < threshold), 200)
+    return next((n for n in range(1, 200) if best_p(paired, (n, n)) < threshold), 200)
 
 
 def powerless(comparisons: Sequence[Comparison], alpha: float) -> list[str]:
@@ -34,12 +46,13 @@ def powerless(comparisons: Sequence[Comparison], alpha: float) -> list[str]:
     fall can trip the gate: one sentence per comparison says so and how many trials
     would do."""
     gated = [c for c in comparisons if c.p_gate is not None]
-    if not gated or min(best_p(c) for c in gated) * len(gated) < alpha:
+    if not gated or min(best_p(c.paired, c.sizes) for c in gated) * len(gated) < alpha:
         return []
     threshold = alpha / len(gated)
     return [
         f"{c.group.label} {c.metric}: {c.sizes[0]} vs {c.sizes[1]} trials can never give "
         f"p < {alpha:g} after Holm's correction over {len(gated)} tests (at best "
-        f"p = {best_p(c):.2g}); run at least {_needed(c, threshold)} trials per side"
+        f"p = {best_p(c.paired, c.sizes):.2g}); run at least {_needed(c.paired, threshold)} "
+        "trials per side"
         for c in gated
     ]

@@ -43,6 +43,16 @@ __all__ = ["AlreadySubmitted", "Environment", "StepLimitReached", "TimeLimitReac
            "TrialOver", "TrialStopped"]
 
 
+def _offered(actions: tuple[Action, ...], llm: LLMClient | None,
+             ask: Callable[[str], str] | None) -> dict[str, Action]:
+    """The actions by name: the LLM-backed ones with an LLM, Request Help with a person."""
+    if llm is not None:
+        actions = (*actions, *LLM_ACTIONS)
+    if ask is not None:
+        actions = (*actions, REQUEST_HELP)
+    return {action.name: action for action in actions}
+
+
 class Environment:
     """What an agent sees: the research problem, the actions, and its budget."""
 
@@ -70,11 +80,7 @@ class Environment:
         self.workspace = workspace
         self.sandbox = sandbox
         self.limits = limits
-        if llm is not None:
-            actions = (*actions, *LLM_ACTIONS)
-        if ask is not None:
-            actions = (*actions, REQUEST_HELP)
-        self.actions = {action.name: action for action in actions}
+        self.actions = _offered(actions, llm, ask)
         self.ask = ask
         """Answers Request Help; None outside an interactive run."""
         self.action_options = action_options or ActionOptions()
