@@ -40,15 +40,24 @@ def _place(source: Path, target: Path) -> None:
     target.chmod(_READ_ONLY)
 
 
+def place_public_data(data: PreparedData, root: Path) -> dict[str, str]:
+    """Put the task's public data (read-only) into ``root``; return path -> sha256."""
+    public = read_hashes(data.public_hashes)
+    for rel in public:
+        target = root / rel
+        if target.exists():
+            raise FileExistsError(f"public data {rel} clashes with env/{rel}")
+        _place(data.public / rel, target)
+    return public
+
+
 def provision_workspace(task: TaskSpec, data: PreparedData, root: Path) -> Workspace:
     """Create ``root`` holding ``env/`` (writable) and the public data (read-only)."""
     shutil.copytree(task.env_dir, root, ignore=shutil.ignore_patterns("__pycache__"))
-    protected = read_hashes(data.public_hashes)
-    for rel in protected:
-        target = root / rel
-        if target.exists():
-            raise FileExistsError(f"{task.name}: public data {rel} clashes with env/{rel}")
-        _place(data.public / rel, target)
+    try:
+        protected = place_public_data(data, root)
+    except FileExistsError as exc:
+        raise FileExistsError(f"{task.name}: {exc}") from None
     for pattern in task.manifest.read_only:
         for path in sorted(root.glob(pattern)):
             rel = path.relative_to(root).as_posix()

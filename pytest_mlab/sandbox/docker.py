@@ -8,6 +8,8 @@ when the trial ends, also on failure; what an interrupt leaves is removed by lab
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -18,9 +20,12 @@ from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
-from pytest_mlab.sandbox.capture import Stream
+from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.capture import Stream, wait_watching
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
-from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_ENV, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.environ import sandbox_environ
+from pytest_mlab.sandbox.local import LocalProcess
+from pytest_mlab.sandbox.resources import GIB, DiskQuota
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
@@ -63,7 +68,10 @@ class DockerSandbox:
 
         self.client = _client()
         limits, workspace, image = spec.resources, spec.workspace, spec.image
-        self.environment = CONTAINER_ENV | SANDBOX_ENV | dict(spec.environment)
+        self.environment = (sandbox_environ(os.environ, spec.environment, home="/tmp")
+                            | CONTAINER_ENV)
+        self.limits = limits
+        self.quota = DiskQuota(workspace, limits.disk_bytes)
         volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
         for rel in spec.protected:
             if (workspace / rel).exists():
@@ -77,7 +85,8 @@ class DockerSandbox:
             self.python = sys.executable
         # Installed data the answers could be read from: folders covered by empty ones,
         # files by /dev/null.
-        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in spec.hidden if path.is_dir()}
+        tmpfs = {"/tmp": f"size={limits.memory_bytes}"}
+        tmpfs |= {str(path): "ro" for path in spec.hidden if path.is_dir()}
         blanks = [
             docker.types.Mount(str(path), "/dev/null", type="bind", read_only=True)
             for path in spec.hidden if path.is_file()
@@ -101,11 +110,12 @@ class DockerSandbox:
             raise SandboxError(f"could not start a container from {image}: {exc}") from None
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        argv = [self.python if arg == sys.executable else arg for arg in argv]
+        argv = self._inside(argv)
         seconds = max(1, int(timeout))
         command = ["timeout", "--signal=KILL", str(seconds), *argv]
         started = time.monotonic()
         api = self.client.api
+        oom_before = self._oom_kills()
         try:
             exec_id = api.exec_create(
                 self.container.id, command, workdir=SANDBOX_WORKSPACE,
@@ -126,16 +136,56 @@ class DockerSandbox:
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        reader.join(seconds + _GRACE_SECONDS)
+
+        def done(wait: float) -> bool:
+            reader.join(wait)
+            return not reader.is_alive()
+
+        _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, self.quota)
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
         code = api.exec_inspect(exec_id).get("ExitCode")
         returncode = -9 if code is None else int(code)
+        if stopped_by is None and self._oom_kills() > oom_before:
+            stopped_by = (f"its processes together used more than the trial's "
+                          f"{self.limits.memory_bytes / GIB:g} GB of memory")
         return ExecResult(
             stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
             seconds=elapsed, timed_out=returncode in (137, -9) and elapsed >= seconds,
+            stopped_by=stopped_by,
         )
+
+    def start(self, argv: Sequence[str]) -> LocalProcess:
+        """The docker client relays the pipes; killing it and every process in the
+        container ends the program."""
+        command = ["docker", "exec", "-i", "-w", SANDBOX_WORKSPACE]
+        for name, value in self.environment.items():
+            command += ["-e", f"{name}={value}"]
+        try:
+            proc = subprocess.Popen(
+                [*command, self.container.id, *self._inside(argv)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            )
+        except OSError as exc:
+            raise SandboxError(f"could not start the docker client: {exc}") from None
+        return LocalProcess(proc, self._kill_leftovers)
+
+    def _inside(self, argv: Sequence[str]) -> list[str]:
+        return [self.python if arg == sys.executable else arg for arg in argv]
+
+    def _oom_kills(self) -> int:
+        """Processes the kernel killed for the container's memory limit, where readable."""
+        cid = self.container.id
+        for events in (f"/sys/fs/cgroup/memory/docker/{cid}/memory.oom_control",
+                       f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/memory.events",
+                       f"/sys/fs/cgroup/docker/{cid}/memory.events"):
+            with contextlib.suppress(OSError, ValueError):
+                for line in Path(events).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        return 0
 
     def _kill_leftovers(self) -> None:
         """Every process but the container's sleeping init goes."""

@@ -11,11 +11,12 @@ from pytest_mlab.core.snapshots import manifest_steps, read_manifest, restore
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.workspace import provision_workspace
-from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
 
 
 def score_steps(
-    task: TaskSpec, data: PreparedData, files: TrialFiles, every: int
+    task: TaskSpec, data: PreparedData, files: TrialFiles, every: int,
+    sandbox: ScoringSandbox | None = None,
 ) -> list[StepScore]:
     """Scores of steps 0, every, 2*every, ... and of the last step."""
     steps = manifest_steps(files.manifests)
@@ -28,6 +29,6 @@ def score_steps(
             workspace = provision_workspace(task, data, Path(tmp) / "workspace")
             manifest = read_manifest(files.manifests, step)
             restore(files.objects, manifest, workspace.root, workspace.protected)
-            scored = score_workspace(task, workspace, data)
+            scored = score_workspace(task, workspace, data, sandbox)
         scores.append(StepScore(step=step, score=scored.score, invalid=scored.invalid))
     return scores

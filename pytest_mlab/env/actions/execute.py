@@ -21,7 +21,9 @@ def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | No
     result = env.sandbox.run(argv, timeout)
     env.note_exit_code(result.returncode)
     output = (result.stdout + result.stderr).strip() or "(no output)"
-    if result.timed_out:
+    if result.stopped_by:
+        status = f"{what} was stopped: {result.stopped_by}."
+    elif result.timed_out:
         status = f"{what} was stopped after {timeout:.0f} seconds."
     elif result.returncode != 0:
         status = f"{what} failed with exit code {result.returncode}."
