@@ -43,7 +43,9 @@ def call_worker(
     run the workspace's code."""
     with tempfile.TemporaryDirectory(prefix="mlab-worker-") as tmp:
         out = Path(tmp) / "result.json"
-        argv = [sys.executable, "-m", "pytest_mlab.env.task_worker", verb, str(script)]
+        # -P: the working directory is the submission's copy, whose files must not stand
+        # in for the modules the task code imports (a json.py would run unsandboxed).
+        argv = [sys.executable, "-P", "-m", "pytest_mlab.env.task_worker", verb, str(script)]
         argv += [str(first), str(second), str(out)]
         if sandbox is not None:
             spec_file = Path(tmp) / "sandbox.json"

@@ -24,6 +24,8 @@ class SandboxProcess(Protocol):
     stdin: IO[bytes]
     stdout: IO[bytes]
     stderr: IO[bytes]
+    stopped_by: str | None
+    """The limit that ended it, in words, once it was killed for one (else None)."""
 
     def poll(self) -> int | None:
         """Its exit status, or None while it runs."""

@@ -24,12 +24,16 @@ from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_
 from pytest_mlab.sandbox.capture import Stream, wait_watching
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
 from pytest_mlab.sandbox.environ import sandbox_environ
-from pytest_mlab.sandbox.local import LocalProcess
+from pytest_mlab.sandbox.process import Check, LocalProcess
 from pytest_mlab.sandbox.resources import GIB, DiskQuota
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
+# The container's first process, which the kill after each script spares: a shell that
+# waits on a sleep in a loop reaps the orphans of killed scripts too, which would stay
+# zombies under a bare sleep and hold the trial's process slots.
+KEEPER = ["/bin/sh", "-c", "while :; do sleep 1; done"]
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
 
@@ -95,7 +99,7 @@ class DockerSandbox:
         requests = [docker.types.DeviceRequest(device_ids=gpus, capabilities=[["gpu"]])]
         try:
             self.container = self.client.containers.run(
-                image, ["sleep", "infinity"], detach=True, network_mode="none",
+                image, KEEPER, detach=True, network_mode="none",
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
                 environment=self.environment, labels={LABEL: spec.run_id}, read_only=True,
@@ -141,15 +145,14 @@ class DockerSandbox:
             reader.join(wait)
             return not reader.is_alive()
 
-        _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, self.quota)
+        broken = self._limits_since(oom_before)
+        _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, broken)
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
         code = api.exec_inspect(exec_id).get("ExitCode")
         returncode = -9 if code is None else int(code)
-        if stopped_by is None and self._oom_kills() > oom_before:
-            stopped_by = (f"its processes together used more than the trial's "
-                          f"{self.limits.memory_bytes / GIB:g} GB of memory")
+        stopped_by = stopped_by or broken()
         return ExecResult(
             stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
             seconds=elapsed, timed_out=returncode in (137, -9) and elapsed >= seconds,
@@ -169,7 +172,19 @@ class DockerSandbox:
             )
         except OSError as exc:
             raise SandboxError(f"could not start the docker client: {exc}") from None
-        return LocalProcess(proc, self._kill_leftovers)
+        return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._oom_kills()))
+
+    def _limits_since(self, oom_before: int) -> Check:
+        """What says, in words, that a program started when the kernel had killed
+        ``oom_before`` processes for memory broke a limit of the trial."""
+
+        def broken() -> str | None:
+            if self._oom_kills() > oom_before:
+                return (f"its processes together used more than the trial's "
+                        f"{self.limits.memory_bytes / GIB:g} GB of memory")
+            return self.quota()
+
+        return broken
 
     def _inside(self, argv: Sequence[str]) -> list[str]:
         return [self.python if arg == sys.executable else arg for arg in argv]

@@ -8,20 +8,19 @@ the workspace. What each level hides is in ``isolation.py``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import weakref
-from collections.abc import Callable, Sequence
-from typing import IO
+from collections.abc import Sequence
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import bwrap_argv
-from pytest_mlab.sandbox.capture import kill_group, run_captured
+from pytest_mlab.sandbox.capture import run_captured
 from pytest_mlab.sandbox.cgroups import TrialCgroup
 from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.isolation import Isolation, isolation_in_force
+from pytest_mlab.sandbox.process import LocalProcess
 from pytest_mlab.sandbox.resources import GIB, DiskQuota, preexec
 from pytest_mlab.sandbox.spec import SandboxSpec
 
@@ -29,29 +28,6 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 # every process it left behind.
 _NETNS = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork",
           "--kill-child", "--mount-proc", "--"]
-
-
-class LocalProcess:
-    """A program started with pipes; ``kill`` ends it and all it started."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], kill_rest: Callable[[], None]) -> None:
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        self.proc = proc
-        self.stdin: IO[bytes] = proc.stdin
-        self.stdout: IO[bytes] = proc.stdout
-        self.stderr: IO[bytes] = proc.stderr
-        self._kill_rest = kill_rest
-
-    def poll(self) -> int | None:
-        return self.proc.poll()
-
-    def kill(self) -> None:
-        kill_group(self.proc.pid)
-        self._kill_rest()
-        self.proc.wait()
-        for pipe in (self.stdin, self.stdout, self.stderr):
-            with contextlib.suppress(OSError):
-                pipe.close()
 
 
 class LocalSandbox:
@@ -115,7 +91,7 @@ class LocalSandbox:
             )
         except OSError as exc:
             raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
-        return LocalProcess(proc, self._kill_rest)
+        return LocalProcess(proc, self._kill_rest, self._broken_limit)
 
     def close(self) -> None:
         """Kill whatever is left and release the trial's cgroup."""
