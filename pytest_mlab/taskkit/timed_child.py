@@ -5,7 +5,8 @@ isolation, limits and hidden paths, over the copy of the submission), reads inpu
 and writes output files; the parent owns the clock and checks the outputs, so nothing
 the submission prints, writes or patches can change the measured time or the verdict,
 and nothing it does reaches beyond the sandbox. Every way the child can fail (a crash, a
-stall, a line it was not asked for) ends in ``InvalidSubmission`` with one sentence.
+stall, a line it was not asked for, an output that is a link, a FIFO or too large, a
+broken limit of the trial) ends in ``InvalidSubmission`` with one sentence.
 
 The child runs a fixed driver around a task's *adapter*: Python source that may define
 ``SETUP_FAILURE`` and ``setup(workspace, *args)`` (run before train.py is imported; its
@@ -22,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
-import shutil
 import sys
 import threading
 import time
@@ -35,76 +35,17 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.taskkit.child_driver import DRIVER_HEAD, DRIVER_LOOP
+from pytest_mlab.taskkit.scratch import Scratch
 
 SCRATCH = ".mlab-scoring"
 """The folder, inside the submission's, that holds the inputs and outputs of the calls."""
 STDERR_TAIL = 64 * 1024
-
-# Runs in the child. The protocol goes over a private copy of stdout and fd 1 is
-# pointed at stderr, so prints from train.py cannot be mistaken for protocol lines.
-# The adapter's setup runs before train.py is imported, so what it loads (say, a model
-# from files checked just before) comes from a state train.py has not touched.
-_DRIVER_HEAD = r"""
-import json, os, sys
-os.environ.update(json.loads(sys.argv[2]))
-proto = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
-
-def say(line):
-    proto.write(line + "\n")
-    proto.flush()
-
-def brief(exc):
-    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
-
-SETUP_FAILURE = "Importing train.py failed"
-
-def setup(workspace, *args):
-    return None
-
-def after_call(context):
-    return None
-"""
-
-_DRIVER_LOOP = r"""
-workspace, function_name = os.getcwd(), sys.argv[1]
-sys.path.insert(0, workspace)
-try:
-    import numpy as np
-    context = setup(workspace, *sys.argv[3:])
-except BaseException as exc:
-    say("error " + SETUP_FAILURE + " (" + brief(exc) + ")")
-    sys.exit(1)
-try:
-    import train
-except BaseException as exc:
-    say("error Importing train.py failed (" + brief(exc) + ")")
-    sys.exit(1)
-fn = getattr(train, function_name, None)
-if not callable(fn):
-    say("error The workspace's train.py defines no function " + function_name)
-    sys.exit(1)
-say("ready")
-while True:
-    in_path = sys.stdin.readline().strip()
-    if not in_path:
-        break
-    out_path = in_path[: -len(".npz")] + ".out.npy"
-    try:
-        with np.load(in_path) as data:
-            inputs = {key: data[key] for key in data.files}
-        result = call(fn, inputs, context)
-        np.save(out_path, np.asarray(result), allow_pickle=False)
-    except BaseException as exc:
-        say("error The call to " + function_name + " failed (" + brief(exc) + ")")
-        sys.exit(1)
-    problem = after_call(context)
-    if problem:
-        say("error " + problem)
-        sys.exit(1)
-    say("done " + out_path)
-"""
+LINE_BYTES = 4096
+"""The longest protocol line the scorer reads; a longer one ends the scoring."""
+# Lines the child wrote that the scorer has not read yet: a child that floods its
+# protocol stream then waits on the pipe instead of filling the scorer's memory.
+_QUEUED_LINES = 64
 
 
 @dataclass(frozen=True)
@@ -123,6 +64,8 @@ class ChildProgram:
     """What the child is doing until it is ready, as in "Timed out after 60 s while ..."."""
     between_calls: str = "waiting for the next input"
     """What the child is doing between calls, as in "The scoring process exited while ..."."""
+    max_output_bytes: int = 64 << 20
+    """The largest output file of one call that the scorer reads."""
 
 
 class ChildProcess(Protocol):
@@ -147,16 +90,17 @@ class TimedChild:
     """The child process running the driver, with a non-blocking view of its protocol lines."""
 
     def __init__(
-        self, runner: Runner, program: ChildProgram, scratch: Path, deadline: float
+        self, runner: Runner, program: ChildProgram, scratch: Scratch, deadline: float
     ) -> None:
         self.program = program
         self.scratch = scratch
-        """The host's path of the scratch folder; the child sees it as ``SCRATCH``."""
+        """The scratch folder the scorer made; the child sees it as ``SCRATCH``."""
         self.deadline = deadline
-        driver = _DRIVER_HEAD + program.adapter + _DRIVER_LOOP
+        driver = DRIVER_HEAD + program.adapter + DRIVER_LOOP
         self.proc = runner.start([sys.executable, "-B", "-c", driver, program.function,
                                   json.dumps(dict(program.env)), *program.args])
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines: queue.Queue[str | None] = queue.Queue(_QUEUED_LINES)
+        self._too_long = False
         self._stderr = bytearray()
         self._pumps = [threading.Thread(target=self._pump_lines, daemon=True),
                        threading.Thread(target=self._pump_stderr, daemon=True)]
@@ -165,7 +109,10 @@ class TimedChild:
 
     def _pump_lines(self) -> None:
         with contextlib.suppress(OSError, ValueError):
-            for raw in self.proc.stdout:
+            while raw := self.proc.stdout.readline(LINE_BYTES):
+                if len(raw) == LINE_BYTES and not raw.endswith(b"\n"):
+                    self._too_long = True
+                    break
                 self._lines.put(raw.decode(errors="replace").rstrip("\n"))
         self._lines.put(None)
 
@@ -188,7 +135,7 @@ class TimedChild:
         ``name`` names the input file in the scratch folder; the call may take at most
         ``timeout`` seconds and never run past the deadline.
         """
-        np.savez(self.scratch / f"{name}.npz", **inputs)  # type: ignore[arg-type]
+        self.scratch.write_inputs(f"{name}.npz", inputs)
         request = f"{SCRATCH}/{name}.npz"
         limit = self._left(timeout)
         start = time.perf_counter()
@@ -197,13 +144,9 @@ class TimedChild:
         elapsed = time.perf_counter() - start
         if line != f"done {SCRATCH}/{name}.out.npy":
             raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not its output.")
-        try:
-            out: npt.NDArray[np.generic] = np.load(self.scratch / f"{name}.out.npy",
-                                                   allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise InvalidSubmission(
-                f"The output of {self.program.function} is unreadable ({exc})."
-            ) from None
+        out = self.scratch.read_output(f"{name}.out.npy",
+                                       f"The output of {self.program.function}",
+                                       self.program.max_output_bytes)
         return elapsed, out
 
     def send(self, line: str) -> None:
@@ -229,6 +172,15 @@ class TimedChild:
 
     def _judge(self, line: str | None, what: str) -> str:
         if line is None:
+            if self._too_long:
+                raise InvalidSubmission(f"The scoring process wrote a line longer than "
+                                        f"{LINE_BYTES} bytes while {what}.")
+            # Killed (a no-op if it is dead) so that a limit it broke is known.
+            self.proc.kill()
+            stopped = getattr(self.proc, "stopped_by", None)
+            if stopped:
+                raise InvalidSubmission(f"The scoring process was stopped while {what}: "
+                                        f"{stopped}.")
             raise InvalidSubmission(
                 f"The scoring process exited while {what}{self._stderr_tail()}."
             )
@@ -245,6 +197,10 @@ class TimedChild:
     def close(self) -> None:
         """Kill the child, everything it started, and release its pipes."""
         self.proc.kill()
+        # Unread lines are dropped, so the reader is not left waiting for room.
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._lines.get_nowait()
         for pump in self._pumps:
             pump.join(timeout=5)
 
@@ -256,11 +212,12 @@ def start_timed_child(
     """Start the child in the submission's folder; every wait on it ends ``total_timeout``
     seconds from now. The child and the scratch folder go on leaving the block."""
     deadline = time.monotonic() + total_timeout
-    scratch = Path(submission) / SCRATCH
-    scratch.mkdir()
-    child = TimedChild(runner, program, scratch, deadline)
+    scratch = Scratch(Path(submission) / SCRATCH)
     try:
-        yield child
+        child = TimedChild(runner, program, scratch, deadline)
+        try:
+            yield child
+        finally:
+            child.close()
     finally:
-        child.close()
-        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.close()

@@ -29,6 +29,8 @@ READY_TIMEOUT = 120.0
 # Stays under the task's score_timeout so a slow model is rejected, not an infra error.
 TOTAL_TIMEOUT = 270.0
 HEADER = struct.Struct("<cI")
+# The largest frame but a row of predictions: an error message, say.
+FRAME_BYTES = 1 << 16
 
 # Runs in the child. Protocol frames go over private copies of fds 0 and 1; fd 1 then
 # points at stderr and fd 0 at /dev/null, so the model's own prints and reads cannot
@@ -110,9 +112,15 @@ class _Model:
             self.proc.stdin.write(HEADER.pack(kind, n) + payload)
             self.proc.stdin.flush()
 
-    def receive(self, expected: bytes, what: str, timeout: float | None = None) -> bytes:
+    def receive(
+        self, expected: bytes, what: str, timeout: float | None = None, most: int = FRAME_BYTES
+    ) -> bytes:
+        """The payload of the next frame, of kind ``expected`` and at most ``most`` bytes."""
         limit = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
         kind, size = HEADER.unpack(self._read(HEADER.size, limit, what))
+        if size > max(most, FRAME_BYTES):
+            raise InvalidSubmission(f"The model process sent a frame of {size} bytes while "
+                                    f"{what}, more than the {max(most, FRAME_BYTES)} expected.")
         payload = self._read(size, limit, what) if size else b""
         if kind == b"E":
             raise InvalidSubmission(payload.decode(errors="replace") + self._stderr_tail() + ".")
@@ -129,6 +137,12 @@ class _Model:
                 raise InvalidSubmission(f"The model timed out while {what}.")
             chunk = os.read(fd, min(size - got, 1 << 20))
             if not chunk:
+                # Killed (a no-op if it is dead) so that a limit it broke is known.
+                self.proc.kill()
+                stopped = getattr(self.proc, "stopped_by", None)
+                if stopped:
+                    raise InvalidSubmission(f"The model process was stopped while {what}: "
+                                            f"{stopped}.")
                 raise InvalidSubmission(
                     f"The model process exited while {what}{self._stderr_tail()}."
                 )
@@ -168,7 +182,7 @@ def _bits(model: _Model, sequences: list[np.ndarray]) -> float:
         ids = np.flatnonzero(lengths > step)
         request = ids.astype("<i8").tobytes() + previous[ids].astype("<i8").tobytes()
         model.send(b"P", len(ids), request)
-        payload = model.receive(b"L", f"predicting position {step}")
+        payload = model.receive(b"L", f"predicting position {step}", most=4 * 96 * len(ids))
         if len(payload) != 4 * 96 * len(ids):
             raise InvalidSubmission(f"The model returned the wrong number of values at {step}.")
         rows = np.frombuffer(payload, dtype="<f4").reshape(len(ids), 96).astype(np.float64)
