@@ -104,6 +104,26 @@ def test_a_process_flood_is_capped(env: Environment) -> None:
     assert 0 < int(again.split("STARTED")[-1].split()[0]) < 64, again
 
 
+ORPHANS = """
+import os, time
+for _ in range(10):
+    if os.fork() == 0:
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    os.wait()
+print("ORPHANED 10")
+"""
+
+
+def test_orphans_of_killed_scripts_do_not_use_up_the_process_slots(env: Environment) -> None:
+    # 10 orphans a script, 64 processes a trial: orphans left as zombies would use the
+    # slots up by the seventh script.
+    for n in range(8):
+        observation = run_script(env, ORPHANS, f"orphans{n}.py")
+        assert "ran to completion" in observation and "ORPHANED 10" in observation, (n, observation)
+
+
 def test_sleeping_past_the_timeout_is_stopped(
     world: tuple[Workspace, PreparedData], make_sandbox: SandboxFactory
 ) -> None:
