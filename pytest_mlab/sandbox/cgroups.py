@@ -43,6 +43,15 @@ def _v2_parent() -> Path | None:
     return None
 
 
+def event_count(text: str, key: str) -> int:
+    """The count of ``key`` in a cgroup's events file ("oom_kill 2", "max 5")."""
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text()
@@ -113,15 +122,12 @@ class TrialCgroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.02)
 
-    def oom_kills(self) -> int:
-        """How many processes the kernel has killed for the memory limit so far."""
-        memory = self.groups[0]
-        text = _read(memory / ("memory.events" if self.v2 else "memory.oom_control"))
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+    def events(self) -> tuple[int, int]:
+        """How many processes the kernel has killed for the memory limit so far, and how
+        many forks it has refused for the process limit."""
+        memory = self.groups[0] / ("memory.events" if self.v2 else "memory.oom_control")
+        return (event_count(_read(memory), "oom_kill"),
+                event_count(_read(self.groups[-1] / "pids.events"), "max"))
 
     def close(self) -> None:
         self.kill_all()

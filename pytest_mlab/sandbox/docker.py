@@ -22,10 +22,11 @@ from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
 from pytest_mlab.sandbox.capture import Stream, wait_watching
+from pytest_mlab.sandbox.cgroups import event_count
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
 from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.process import Check, LocalProcess
-from pytest_mlab.sandbox.resources import GIB, DiskQuota
+from pytest_mlab.sandbox.resources import DiskQuota, broken_limit
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
@@ -119,7 +120,7 @@ class DockerSandbox:
         command = ["timeout", "--signal=KILL", str(seconds), *argv]
         started = time.monotonic()
         api = self.client.api
-        oom_before = self._oom_kills()
+        before = self._events()
         try:
             exec_id = api.exec_create(
                 self.container.id, command, workdir=SANDBOX_WORKSPACE,
@@ -145,7 +146,7 @@ class DockerSandbox:
             reader.join(wait)
             return not reader.is_alive()
 
-        broken = self._limits_since(oom_before)
+        broken = self._limits_since(before)
         _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, broken)
         self._kill_leftovers()
         reader.join(5)
@@ -172,35 +173,31 @@ class DockerSandbox:
             )
         except OSError as exc:
             raise SandboxError(f"could not start the docker client: {exc}") from None
-        return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._oom_kills()))
+        return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._events()))
 
-    def _limits_since(self, oom_before: int) -> Check:
-        """What says, in words, that a program started when the kernel had killed
-        ``oom_before`` processes for memory broke a limit of the trial."""
+    def _limits_since(self, before: tuple[int, int]) -> Check:
+        """What says, in words, that a program started when the container's cgroup
+        counted ``before`` (memory kills, refused forks) broke a limit of the trial."""
 
         def broken() -> str | None:
-            if self._oom_kills() > oom_before:
-                return (f"its processes together used more than the trial's "
-                        f"{self.limits.memory_bytes / GIB:g} GB of memory")
-            return self.quota()
+            return broken_limit(self.limits, before, self._events()) or self.quota()
 
         return broken
 
     def _inside(self, argv: Sequence[str]) -> list[str]:
         return [self.python if arg == sys.executable else arg for arg in argv]
 
-    def _oom_kills(self) -> int:
-        """Processes the kernel killed for the container's memory limit, where readable."""
+    def _events(self) -> tuple[int, int]:
+        """The container cgroup's memory kills and refused forks, where readable (v1, or
+        v2 under systemd or cgroupfs)."""
         cid = self.container.id
-        for events in (f"/sys/fs/cgroup/memory/docker/{cid}/memory.oom_control",
-                       f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/memory.events",
-                       f"/sys/fs/cgroup/docker/{cid}/memory.events"):
-            with contextlib.suppress(OSError, ValueError):
-                for line in Path(events).read_text().splitlines():
-                    key, _, value = line.partition(" ")
-                    if key == "oom_kill":
-                        return int(value)
-        return 0
+        v2 = (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", f"/sys/fs/cgroup/docker/{cid}")
+        memory = (f"/sys/fs/cgroup/memory/docker/{cid}/memory.oom_control",
+                  *(f"{group}/memory.events" for group in v2))
+        pids = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.events",
+                *(f"{group}/pids.events" for group in v2))
+        return (max(event_count(_read(path), "oom_kill") for path in memory),
+                max(event_count(_read(path), "max") for path in pids))
 
     def _kill_leftovers(self) -> None:
         """Every process but the container's sleeping init goes."""
@@ -210,6 +207,13 @@ class DockerSandbox:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.container.remove(force=True)
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
 
 
 def remove_containers(run_id: str) -> None:

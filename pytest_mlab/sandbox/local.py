@@ -21,7 +21,7 @@ from pytest_mlab.sandbox.cgroups import TrialCgroup
 from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.isolation import Isolation, isolation_in_force
 from pytest_mlab.sandbox.process import LocalProcess
-from pytest_mlab.sandbox.resources import GIB, DiskQuota, preexec
+from pytest_mlab.sandbox.resources import DiskQuota, broken_limit, preexec
 from pytest_mlab.sandbox.spec import SandboxSpec
 
 # The namespace level gets a pid namespace too: when unshare's child ends, so does
@@ -46,7 +46,7 @@ class LocalSandbox:
         # A sandbox nobody closed still gives its cgroup back when it is collected.
         self._release = weakref.finalize(self, self.cgroup.close) if self.cgroup else None
         self.quota = DiskQuota(self.workspace, self.limits.disk_bytes)
-        self._oom_kills = 0
+        self._events = self.cgroup.events() if self.cgroup else (0, 0)
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         if self.isolation == "bwrap":
@@ -59,10 +59,10 @@ class LocalSandbox:
 
     def _broken_limit(self) -> str | None:
         """The trial limit the running script broke, in words, if any."""
-        if self.cgroup is not None and self.cgroup.oom_kills() > self._oom_kills:
-            self._oom_kills = self.cgroup.oom_kills()
-            return (f"its processes together used more than the trial's "
-                    f"{self.limits.memory_bytes / GIB:g} GB of memory")
+        if self.cgroup is not None:
+            before, self._events = self._events, self.cgroup.events()
+            if (broken := broken_limit(self.limits, before, self._events)) is not None:
+                return broken
         return self.quota()
 
     def _kill_rest(self) -> None:

@@ -30,6 +30,18 @@ class ResourceLimits:
     """How much the workspace may grow during the trial."""
 
 
+def broken_limit(limits: ResourceLimits, before: tuple[int, int],
+                 after: tuple[int, int]) -> str | None:
+    """The trial limit that a program broke, in words, from its cgroup's event counts
+    (memory kills, refused forks) before and after."""
+    if after[0] > before[0]:
+        return (f"its processes and its files in /tmp together used more than the trial's "
+                f"{limits.memory_bytes / GIB:g} GB of memory")
+    if after[1] > before[1]:
+        return f"it tried to run more than the trial's {limits.processes} processes at once"
+    return None
+
+
 def _processes_of(uid: int) -> int:
     count = 0
     for status in Path("/proc").glob("[0-9]*/status"):

@@ -165,6 +165,6 @@ def test_breaking_a_limit_at_scoring_time_names_it(
             return x
         """
     assert _sentence(make_sandbox, tmp_path / "memory", memory) == (
-        "The scoring process was stopped while running f: its processes together used "
-        "more than the trial's 0.5 GB of memory."
+        "The scoring process was stopped while running f: its processes and its files in "
+        "/tmp together used more than the trial's 0.5 GB of memory."
     )
