@@ -200,7 +200,7 @@ class DockerSandbox:
                 max(event_count(_read(path), "max") for path in pids))
 
     def _kill_leftovers(self) -> None:
-        """Every process but the container's sleeping init goes."""
+        """Every process but the keeper (the container's first process) goes."""
         with contextlib.suppress(Exception):
             self.container.exec_run(["kill", "-9", "-1"])
 

@@ -11,7 +11,7 @@ from typing import IO
 
 from pytest_mlab.sandbox.capture import CHECK_SECONDS, kill_group
 
-Check = Callable[[], "str | None"]
+Check = Callable[[], str | None]
 
 
 class LocalProcess:
