@@ -8,6 +8,7 @@ verdict, never a harness error."""
 from __future__ import annotations
 
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ PROGRAM = ChildProgram(function="f", adapter=ADAPTER)
 
 def _sentence(
     make_sandbox: SandboxFactory, folder: Path, train_py: str,
-    program: ChildProgram = PROGRAM, calls: int = 1,
+    program: ChildProgram = PROGRAM,
 ) -> str:
     """The sentence that ends timing f of ``train_py`` in a sandbox over ``folder``."""
     folder.mkdir(parents=True)
@@ -60,8 +61,7 @@ def _sentence(
         pytest.raises(InvalidSubmission) as caught,
     ):
         child.wait_until_ready(60.0)
-        for n in range(calls):
-            child.call({"x": np.arange(3)}, f"call{n}", 60.0)
+        child.call({"x": np.arange(3)}, "call0", 60.0)
     return str(caught.value)
 
 
@@ -101,28 +101,41 @@ def test_an_output_the_scorer_must_not_read_is_invalid(
     assert _sentence(make_sandbox, tmp_path / "s", train_py, program).startswith(sentence)
 
 
+SWAP_FOR_A_LINK = """
+import os, threading, time
+def swap():
+    time.sleep(1)
+    os.rename(".mlab-scoring", "moved")
+    os.makedirs({outside!r}, exist_ok=True)
+    os.symlink({outside!r}, ".mlab-scoring")
+swapper = threading.Thread(target=swap)
+def f(x):
+    if not swapper.is_alive() and not os.path.exists("moved"):
+        swapper.start()
+    return x
+"""
+
+
 def test_a_folder_moved_for_a_link_leads_the_scorer_nowhere(
     make_sandbox: SandboxFactory, tmp_path: Path
 ) -> None:
-    # f puts a link to a folder of the scorer's machine where the scratch folder was (it
-    # makes the same path in its own /tmp) and saves its output where the scorer looked
-    # before: a scorer following the link would write its next input outside.
+    # Once its first output is read, f puts a link to a folder of the scorer's machine
+    # where the scratch folder was (it makes the same path in its own /tmp): a scorer
+    # following the link wrote its next input there.
     outside = tmp_path / "outside"
     outside.mkdir()
-    train_py = f"""
-        import os, numpy
-        real_save = numpy.save
-        def f(x):
-            if not os.path.islink(".mlab-scoring"):
-                os.rename(".mlab-scoring", "moved")
-                os.makedirs({str(outside)!r}, exist_ok=True)
-                os.symlink({str(outside)!r}, ".mlab-scoring")
-                numpy.save = lambda path, array, **options: real_save(
-                    path.replace(".mlab-scoring", "moved"), array, **options)
-            return x
-        """
-    sentence = _sentence(make_sandbox, tmp_path / "s", train_py, calls=2)
-    assert sentence.startswith("The call to f failed (FileNotFoundError"), sentence
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "train.py").write_text(SWAP_FOR_A_LINK.format(outside=str(outside)))
+    with (
+        start_timed_child(folder, make_sandbox(folder), PROGRAM, 120.0) as child,
+        pytest.raises(InvalidSubmission) as caught,
+    ):
+        child.wait_until_ready(60.0)
+        child.call({"x": np.arange(3)}, "call0", 60.0)
+        time.sleep(2)
+        child.call({"x": np.arange(3)}, "call1", 60.0)
+    assert str(caught.value).startswith("The call to f failed (FileNotFoundError"), caught.value
     assert list(outside.iterdir()) == []
 
 
