@@ -35,6 +35,10 @@ class SandboxProcess(Protocol):
         """End it and everything it started; the pipes are closed."""
         ...
 
+    def broken_limit(self) -> str | None:
+        """The limit it has broken so far, in words (it is then killed), else None."""
+        ...
+
 
 class Sandbox(Protocol):
     @property

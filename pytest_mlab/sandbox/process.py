@@ -52,6 +52,13 @@ class LocalProcess:
                 self.kill()
                 return
 
+    def broken_limit(self) -> str | None:
+        """The limit the program has broken so far, in words; one that broke a limit is
+        killed. Its caller asks after each answer, as a script is checked once it ends."""
+        if self._broken():
+            self.kill()
+        return self.stopped_by
+
     def _broken(self) -> bool:
         with self._lock:
             if self.stopped_by is None and self._check is not None:

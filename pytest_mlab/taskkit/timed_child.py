@@ -142,6 +142,7 @@ class TimedChild:
         self.send(request)
         line = self.read(limit, f"running {self.program.function}")
         elapsed = time.perf_counter() - start
+        self._refuse_if_stopped(f"running {self.program.function}")
         if line != f"done {SCRATCH}/{name}.out.npy":
             raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not its output.")
         out = self.scratch.read_output(f"{name}.out.npy",
@@ -177,16 +178,21 @@ class TimedChild:
                                         f"{LINE_BYTES} bytes while {what}.")
             # Killed (a no-op if it is dead) so that a limit it broke is known.
             self.proc.kill()
-            stopped = getattr(self.proc, "stopped_by", None)
-            if stopped:
-                raise InvalidSubmission(f"The scoring process was stopped while {what}: "
-                                        f"{stopped}.")
+            self._refuse_if_stopped(what)
             raise InvalidSubmission(
                 f"The scoring process exited while {what}{self._stderr_tail()}."
             )
         if line.startswith("error "):
             raise InvalidSubmission(line[len("error ") :] + ".")
         return line
+
+    def _refuse_if_stopped(self, what: str) -> None:
+        """Reject the submission if the child broke a limit of the trial by now (where
+        the runner's processes say)."""
+        check = getattr(self.proc, "broken_limit", None)
+        stopped = check() if check is not None else getattr(self.proc, "stopped_by", None)
+        if stopped:
+            raise InvalidSubmission(f"The scoring process was stopped while {what}: {stopped}.")
 
     def _stderr_tail(self) -> str:
         self._pumps[1].join(timeout=1)
