@@ -36,7 +36,8 @@ def _pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 @pytest.fixture
 def task_tree(pytester: pytest.Pytester) -> Callable[..., Path]:
     """Copy an example task into the pytester directory under tasks/."""
-    shutil.copy(EXAMPLES / "scripted_agents.py", pytester.path)
+    for module in ("scripted_agents.py", "hostile.py"):
+        shutil.copy(EXAMPLES / module, pytester.path)
     pytester.syspathinsert()
 
     def copy(name: str, dest: str | None = None) -> Path:

@@ -40,11 +40,10 @@ def test_a_per_machine_baseline_is_measured_once_per_session(
     task_tree: Callable[..., Path],
     mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    task_tree("timed")
+    root = task_tree("timed")
     counter = pytester.path / "starter-runs.txt"
-    monkeypatch.setenv("MLAB_TEST_COUNTER", str(counter))
+    (root / "env" / "counter-path.txt").write_text(str(counter))
     result = pytester.runpytest_subprocess(
         "tasks", "--agent=oracle", "--mlab-trials=4", "-n", "2", "--mlab-isolation=none",
         *mlab_args,
@@ -66,8 +65,8 @@ GPU_PROBE = """
 import os, time
 start = time.time()
 time.sleep(0.3)
-with open(os.environ["MLAB_TEST_GPU_LOG"], "a") as log:
-    log.write(f"{os.environ['CUDA_VISIBLE_DEVICES']} {start} {time.time()}\\n")
+with open({log!r}, "a") as log:
+    log.write(f"{{os.environ['CUDA_VISIBLE_DEVICES']}} {{start}} {{time.time()}}\\n")
 """
 
 
@@ -75,14 +74,12 @@ def test_gpu_leases_are_never_shared_across_workers(
     pytester: pytest.Pytester,
     task_tree: Callable[..., Path],
     mlab_args: list[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = task_tree("timed")
     manifest = root / "task.toml"
     manifest.write_text(manifest.read_text().replace("[baseline]", GPUS.format(1)))
-    (root / "env" / "gpu_probe.py").write_text(GPU_PROBE)
     log = pytester.path / "gpu-log.txt"
-    monkeypatch.setenv("MLAB_TEST_GPU_LOG", str(log))
+    (root / "env" / "gpu_probe.py").write_text(GPU_PROBE.format(log=str(log)))
     result = pytester.runpytest_subprocess(
         "tasks", "--agent=scripted_agents:GpuAgent", "--mlab-trials=8", "--mlab-gpus=0,1",
         "-n", "4", "--mlab-isolation=none", *mlab_args,

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pandas as pd
 import pytest
 
 from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
 from pytest_mlab.taskkit.sources import require_module
 from pytest_mlab.taskkit.splits import hold_out, shuffle_and_number, write_csv_split
 from pytest_mlab.taskkit.submission import CsvSubmission, read_csv_submission
@@ -143,7 +145,8 @@ def test_a_missing_module_says_how_to_install_it() -> None:
 
 
 def test_importing_taskkit_imports_neither_pytest_nor_the_rest_of_the_plugin() -> None:
-    names = ("submission", "timed_child", "sources", "splits")
+    names = ("submission", "arrays", "timed_child", "child_driver", "scratch", "sources",
+             "splits")
     modules = [f"pytest_mlab.taskkit.{name}" for name in names]
     roots = ("pytest", "_pytest", "pytest_mlab")
     probe = f"import sys, {', '.join(modules)}; print(*(m for m in sys.modules))"
@@ -161,6 +164,23 @@ ADAPTER = 'def call(fn, inputs, context):\n    return fn(inputs["x"])\n'
 PROGRAM = ChildProgram(function="f", adapter=ADAPTER)
 
 
+_SANDBOXES: list[LocalSandbox] = []
+
+
+def _runner(workspace: Path) -> LocalSandbox:
+    """What the harness gives a scorer: a sandbox over the submission (plain processes
+    here, for speed; tests/test_adversarial.py runs scorers in bubblewrap and docker)."""
+    _SANDBOXES.append(LocalSandbox(SandboxSpec(workspace, isolation="none")))
+    return _SANDBOXES[-1]
+
+
+@pytest.fixture(autouse=True)
+def _close_sandboxes() -> Iterator[None]:
+    yield
+    while _SANDBOXES:
+        _SANDBOXES.pop().close()
+
+
 def _workspace(tmp_path: Path, train_py: str) -> Path:
     workspace = tmp_path / "workspace"
     workspace.mkdir(parents=True)
@@ -173,7 +193,7 @@ def _failure(
 ) -> str:
     """The sentence that ends waiting for the child and calling f once."""
     with (
-        start_timed_child(workspace, program, total, "mlab-test-") as child,
+        start_timed_child(workspace, _runner(workspace), program, total) as child,
         pytest.raises(InvalidSubmission) as caught,
     ):
         child.wait_until_ready(timeout)
@@ -193,7 +213,7 @@ def test_a_good_call_is_timed_and_returns_the_output(tmp_path: Path) -> None:
             return x * 2
         """,
     )
-    with start_timed_child(workspace, PROGRAM, 60.0, "mlab-test-") as child:
+    with start_timed_child(workspace, _runner(workspace), PROGRAM, 60.0) as child:
         child.wait_until_ready(30.0)
         seconds, out = child.call({"x": np.arange(3)}, "first", 30.0)
         again, _ = child.call({"x": np.arange(2)}, "second", 30.0)
@@ -245,7 +265,7 @@ def test_a_forged_unprompted_line_is_rejected(tmp_path: Path) -> None:
             return x
         """,
     )
-    with start_timed_child(workspace, PROGRAM, 60.0, "mlab-test-") as child:
+    with start_timed_child(workspace, _runner(workspace), PROGRAM, 60.0) as child:
         child.wait_until_ready(30.0)
         child.call({"x": np.arange(3)}, "first", 30.0)
         time.sleep(1.5)
@@ -289,7 +309,7 @@ def after_call(offset):
             return x
         """,
     )
-    with start_timed_child(workspace, program, 60.0, "mlab-test-") as child:
+    with start_timed_child(workspace, _runner(workspace), program, 60.0) as child:
         child.wait_until_ready(30.0)
         assert child.call({"x": np.arange(2)}, "first", 30.0)[1].tolist() == [100, 101]
         with pytest.raises(InvalidSubmission) as caught:

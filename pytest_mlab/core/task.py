@@ -42,7 +42,8 @@ class TrialLimits(_Strict):
 
 class Resources(_Strict):
     gpus: int = Field(default=0, ge=0)
-    memory_gb: float = Field(default=4.0, gt=0)
+    memory_gb: float = Field(default=4.0, gt=0, description="All processes of a trial together.")
+    disk_gb: float = Field(default=8.0, gt=0, description="How much the workspace may grow.")
 
 
 class BaselinePolicy(_Strict):
@@ -72,6 +73,12 @@ class TaskManifest(_Strict):
         description="Installed data the answers could be read from, hidden from scripts: "
         "absolute paths, or python:MODULE for a module's folder.",
     )
+    submission: tuple[str, ...] = Field(
+        default=("submission.csv",), min_length=1,
+        description="What is scored: glob patterns of workspace files, copied (regular files "
+        "only) into a fresh folder for the scorer; ** for every file the agent may write.",
+    )
+    submission_mb: float = Field(default=256.0, gt=0, description="The most the copy may hold.")
     threshold: float | None = Field(default=None, gt=0)
     metric: Metric
     limits: TrialLimits = TrialLimits()

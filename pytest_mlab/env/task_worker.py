@@ -1,13 +1,15 @@
 """Runs a task's ``prepare()`` or ``score()`` in a process of its own.
 
-Usage: ``python -m pytest_mlab.env.task_worker VERB TASK_SCRIPT DIR_A DIR_B RESULT_JSON``,
-VERB being prepare or score.
-The outcome goes to RESULT_JSON, not stdout, because task code may print freely.
+Usage: ``python -m pytest_mlab.env.task_worker VERB TASK_SCRIPT DIR_A DIR_B RESULT_JSON
+[SANDBOX_JSON]``, VERB being prepare or score. The outcome goes to RESULT_JSON, not
+stdout, because task code may print freely. With SANDBOX_JSON, a ``score`` that takes a
+third argument gets a ``SubmissionRunner`` to run the workspace's code in that sandbox.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import sys
 import traceback
@@ -16,6 +18,8 @@ from types import ModuleType
 from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.env.submission_runner import SubmissionRunner
+from pytest_mlab.sandbox.spec import spec_from_json
 
 
 def _load(script: Path) -> ModuleType:
@@ -26,20 +30,33 @@ def _load(script: Path) -> ModuleType:
     return module
 
 
-def _run(verb: str, script: Path, first: Path, second: Path) -> dict[str, Any]:
+def _score(module: ModuleType, first: Path, second: Path, sandbox: Path | None) -> float:
+    if len(inspect.signature(module.score).parameters) < 3:
+        return float(module.score(first, second))
+    if sandbox is None:
+        raise RuntimeError("score() takes a runner, but no sandbox was given to run it in")
+    runner = SubmissionRunner(*spec_from_json(sandbox.read_text(encoding="utf-8")))
+    try:
+        return float(module.score(first, second, runner))
+    finally:
+        runner.close()
+
+
+def _run(verb: str, script: Path, first: Path, second: Path,
+         sandbox: Path | None) -> dict[str, Any]:
     module = _load(script)
     if verb == "prepare":
         module.prepare(first, second)
         return {"ok": True}
-    value = float(module.score(first, second))
-    return {"score": value}
+    return {"score": _score(module, first, second, sandbox)}
 
 
 def main(argv: list[str]) -> int:
-    verb, script, first, second, out = argv
+    verb, script, first, second, out, *rest = argv
+    sandbox = Path(rest[0]) if rest else None
     result: dict[str, Any]
     try:
-        result = _run(verb, Path(script), Path(first), Path(second))
+        result = _run(verb, Path(script), Path(first), Path(second), sandbox)
     except InvalidSubmission as exc:
         result = {"invalid": str(exc) or type(exc).__name__}
     except TaskUnavailable as exc:

@@ -89,16 +89,25 @@ def _provisioned(root: Path, env: CachedEnv, protected: dict[str, str]) -> Provi
     return Provisioned(env.objects, files)
 
 
+def place_public_data(data: PreparedData, root: Path) -> dict[str, str]:
+    """Put the task's public data (read-only) into ``root``; return path -> sha256."""
+    public = read_hashes(data.public_hashes)
+    for rel in public:
+        target = root / rel
+        if target.exists():
+            raise FileExistsError(f"public data {rel} clashes with env/{rel}")
+        _place(data.public / rel, target)
+    return public
+
+
 def provision_workspace(task: TaskSpec, data: PreparedData, root: Path) -> Workspace:
     """Create ``root`` holding ``env/`` (writable) and the public data (read-only)."""
     env = cache_env(task, data)
     from_env = _copy_env(task, env, root)
-    protected = read_hashes(data.public_hashes)
-    for rel in protected:
-        target = root / rel
-        if target.exists():
-            raise FileExistsError(f"{task.name}: public data {rel} clashes with env/{rel}")
-        _place(data.public / rel, target)
+    try:
+        protected = place_public_data(data, root)
+    except FileExistsError as exc:
+        raise FileExistsError(f"{task.name}: {exc}") from None
     protected |= from_env
     for pattern in task.manifest.read_only:
         for path in sorted(root.glob(pattern)):

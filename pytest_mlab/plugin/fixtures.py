@@ -32,19 +32,28 @@ from pytest_mlab.trial.baseline import measure_starter, measured_baseline
 from pytest_mlab.trial.gpu import NoGPU, lease
 from pytest_mlab.trial.provision import sandbox_spec
 from pytest_mlab.trial.run import TrialParts, run_trial
+from pytest_mlab.trial.scoring import ScoringSandbox
 from pytest_mlab.trial.spec import TrialSpec
+
+
+def _scoring(
+    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
+) -> ScoringSandbox:
+    """The sandbox kind and spec of a trial: its scripts' own, and its scorer's."""
+    settings: Settings = config.stash[SETTINGS_KEY]
+    spec = sandbox_spec(
+        task, workspace, gpus, settings.overrides.limits_for(task),
+        isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
+    )
+    return ScoringSandbox(settings.sandbox, spec)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
 ) -> Sandbox:
-    settings: Settings = config.stash[SETTINGS_KEY]
-    spec = sandbox_spec(
-        task, workspace, gpus, settings.overrides.limits_for(task),
-        isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
-    )
-    return make_sandbox(settings.sandbox, spec)
+    chosen = _scoring(config, task, workspace, gpus)
+    return make_sandbox(chosen.kind, chosen.spec)
 
 
 @pytest.fixture(scope="session")
@@ -104,8 +113,11 @@ def mlab_baseline(
                 config=pytestconfig, task=task, workspace=workspace, gpus=mlab_gpu)
             return sandbox
 
+        def scoring(workspace: Workspace) -> ScoringSandbox:
+            return _scoring(pytestconfig, task, workspace, mlab_gpu)
+
         return measured_baseline(task, settings.cache_dir, settings.run_id,
-                                 lambda: measure_starter(task, mlab_data, make))
+                                 lambda: measure_starter(task, mlab_data, make, scoring))
     try:
         record = read_record(task)
     except TaskFormatError as exc:
@@ -205,6 +217,7 @@ def mlab_result(
     request: pytest.FixtureRequest, mlab_settings: Settings, mlab_trial_spec: TrialSpec,
     mlab_data: PreparedData, mlab_baseline: Baseline | None, mlab_workspace: Workspace,
     mlab_sandbox: Sandbox, mlab_agent: Agent, mlab_llm: LLMClient | None,
+    mlab_gpu: tuple[str, ...],
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     settings, task = mlab_settings, mlab_trial_spec.task
@@ -220,6 +233,7 @@ def mlab_result(
         show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
                               "show", None),
         action_options=settings.action_options,
+        scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu),
     ))
     request.node.stash[RESULT_KEY] = result
     if result.outcome == "error":

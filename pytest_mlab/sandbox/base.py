@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 
 @dataclass(frozen=True)
@@ -14,6 +14,30 @@ class ExecResult:
     returncode: int
     seconds: float
     timed_out: bool
+    stopped_by: str | None = None
+    """The limit that ended the program, in words ("it used more than ..."), if one did."""
+
+
+class SandboxProcess(Protocol):
+    """A program started in a sandbox that its caller talks to over pipes."""
+
+    stdin: IO[bytes]
+    stdout: IO[bytes]
+    stderr: IO[bytes]
+    stopped_by: str | None
+    """The limit that ended it, in words, once it was killed for one (else None)."""
+
+    def poll(self) -> int | None:
+        """Its exit status, or None while it runs."""
+        ...
+
+    def kill(self) -> None:
+        """End it and everything it started; the pipes are closed."""
+        ...
+
+    def broken_limit(self) -> str | None:
+        """The limit it has broken so far, in words (it is then killed), else None."""
+        ...
 
 
 class Sandbox(Protocol):
@@ -28,4 +52,13 @@ class Sandbox(Protocol):
 
     def close(self) -> None:
         """Release what the sandbox holds (a container); called when the trial ends."""
+        ...
+
+
+class InteractiveSandbox(Sandbox, Protocol):
+    """A sandbox that can also start a program its caller talks to (scorers need one to
+    run the workspace's code while keeping the clock and the answers outside)."""
+
+    def start(self, argv: Sequence[str]) -> SandboxProcess:
+        """Start ``argv`` in the workspace with pipes to its stdin, stdout and stderr."""
         ...

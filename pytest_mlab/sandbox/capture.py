@@ -25,6 +25,8 @@ KEEP_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
 # After the kill, give the readers this long to see the pipes close.
 _DRAIN_SECONDS = 5.0
+CHECK_SECONDS = 1.0
+"""How often a running program's limits (the disk quota) are checked."""
 
 
 @dataclass
@@ -67,6 +69,20 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def wait_watching(
+    done: Callable[[float], bool], timeout: float, check: Callable[[], str | None] | None
+) -> tuple[bool, str | None]:
+    """Wait until ``done(seconds)`` says the program ended, the timeout passed (True), or
+    ``check`` names a limit it broke (its sentence); ``check`` runs every second."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if done(min(left, CHECK_SECONDS)):
+            return False, None
+        if check is not None and (broken := check()) is not None:
+            return False, broken
+    return True, None
+
+
 def run_captured(
     argv: Sequence[str],
     *,
@@ -74,8 +90,11 @@ def run_captured(
     env: Mapping[str, str],
     timeout: float,
     preexec: Callable[[], None] | None = None,
+    check: Callable[[], str | None] | None = None,
+    kill: Callable[[], None] | None = None,
 ) -> ExecResult:
-    """Run ``argv`` in a new session; kill its whole process group on timeout and after."""
+    """Run ``argv`` in a new session; kill its whole process group (and with ``kill``,
+    whatever else it started) on timeout, when ``check`` names a broken limit, and after."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -93,13 +112,19 @@ def run_captured(
     ]
     for reader in readers:
         reader.start()
-    timed_out = False
+    def done(seconds: float) -> bool:
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        timed_out, stopped_by = wait_watching(done, timeout, check)
     finally:
         kill_group(proc.pid)
+        if kill is not None:
+            kill()
         returncode = proc.wait()
     for reader in readers:
         reader.join(_DRAIN_SECONDS)
@@ -109,5 +134,5 @@ def run_captured(
             pipe.close()
     return ExecResult(
         stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
-        seconds=time.monotonic() - started, timed_out=timed_out,
+        seconds=time.monotonic() - started, timed_out=timed_out, stopped_by=stopped_by,
     )

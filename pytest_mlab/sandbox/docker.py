@@ -8,6 +8,8 @@ when the trial ends, also on failure; what an interrupt leaves is removed by lab
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -18,13 +20,21 @@ from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
-from pytest_mlab.sandbox.capture import Stream
+from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.capture import Stream, wait_watching
+from pytest_mlab.sandbox.cgroups import event_count
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
-from pytest_mlab.sandbox.local import ETC_FILES, SANDBOX_ENV, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.environ import sandbox_environ
+from pytest_mlab.sandbox.process import Check, LocalProcess
+from pytest_mlab.sandbox.resources import DiskQuota, broken_limit
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
+# The container's first process, which the kill after each script spares: a shell that
+# waits on a sleep in a loop reaps the orphans of killed scripts too, which would stay
+# zombies under a bare sleep and hold the trial's process slots.
+KEEPER = ["/bin/sh", "-c", "while :; do sleep 1; done"]
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
 
@@ -63,7 +73,10 @@ class DockerSandbox:
 
         self.client = _client()
         limits, workspace, image = spec.resources, spec.workspace, spec.image
-        self.environment = CONTAINER_ENV | SANDBOX_ENV | dict(spec.environment)
+        self.environment = (sandbox_environ(os.environ, spec.environment, home="/tmp")
+                            | CONTAINER_ENV)
+        self.limits = limits
+        self.quota = DiskQuota(workspace, limits.disk_bytes)
         volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
         for rel in spec.protected:
             if (workspace / rel).exists():
@@ -77,7 +90,8 @@ class DockerSandbox:
             self.python = sys.executable
         # Installed data the answers could be read from: folders covered by empty ones,
         # files by /dev/null.
-        tmpfs = {"/tmp": ""} | {str(path): "ro" for path in spec.hidden if path.is_dir()}
+        tmpfs = {"/tmp": f"size={limits.memory_bytes}"}
+        tmpfs |= {str(path): "ro" for path in spec.hidden if path.is_dir()}
         blanks = [
             docker.types.Mount(str(path), "/dev/null", type="bind", read_only=True)
             for path in spec.hidden if path.is_file()
@@ -86,7 +100,7 @@ class DockerSandbox:
         requests = [docker.types.DeviceRequest(device_ids=gpus, capabilities=[["gpu"]])]
         try:
             self.container = self.client.containers.run(
-                image, ["sleep", "infinity"], detach=True, network_mode="none",
+                image, KEEPER, detach=True, network_mode="none",
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
                 environment=self.environment, labels={LABEL: spec.run_id}, read_only=True,
@@ -101,11 +115,12 @@ class DockerSandbox:
             raise SandboxError(f"could not start a container from {image}: {exc}") from None
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        argv = [self.python if arg == sys.executable else arg for arg in argv]
+        argv = self._inside(argv)
         seconds = max(1, int(timeout))
         command = ["timeout", "--signal=KILL", str(seconds), *argv]
         started = time.monotonic()
         api = self.client.api
+        before = self._events()
         try:
             exec_id = api.exec_create(
                 self.container.id, command, workdir=SANDBOX_WORKSPACE,
@@ -126,25 +141,79 @@ class DockerSandbox:
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        reader.join(seconds + _GRACE_SECONDS)
+
+        def done(wait: float) -> bool:
+            reader.join(wait)
+            return not reader.is_alive()
+
+        broken = self._limits_since(before)
+        _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, broken)
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
         code = api.exec_inspect(exec_id).get("ExitCode")
         returncode = -9 if code is None else int(code)
+        stopped_by = stopped_by or broken()
         return ExecResult(
             stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
             seconds=elapsed, timed_out=returncode in (137, -9) and elapsed >= seconds,
+            stopped_by=stopped_by,
         )
 
+    def start(self, argv: Sequence[str]) -> LocalProcess:
+        """The docker client relays the pipes; killing it and every process in the
+        container ends the program."""
+        command = ["docker", "exec", "-i", "-w", SANDBOX_WORKSPACE]
+        for name, value in self.environment.items():
+            command += ["-e", f"{name}={value}"]
+        try:
+            proc = subprocess.Popen(
+                [*command, self.container.id, *self._inside(argv)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            )
+        except OSError as exc:
+            raise SandboxError(f"could not start the docker client: {exc}") from None
+        return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._events()))
+
+    def _limits_since(self, before: tuple[int, int]) -> Check:
+        """What says, in words, that a program started when the container's cgroup
+        counted ``before`` (memory kills, refused forks) broke a limit of the trial."""
+
+        def broken() -> str | None:
+            return broken_limit(self.limits, before, self._events()) or self.quota()
+
+        return broken
+
+    def _inside(self, argv: Sequence[str]) -> list[str]:
+        return [self.python if arg == sys.executable else arg for arg in argv]
+
+    def _events(self) -> tuple[int, int]:
+        """The container cgroup's memory kills and refused forks, where readable (v1, or
+        v2 under systemd or cgroupfs)."""
+        cid = self.container.id
+        v2 = (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", f"/sys/fs/cgroup/docker/{cid}")
+        memory = (f"/sys/fs/cgroup/memory/docker/{cid}/memory.oom_control",
+                  *(f"{group}/memory.events" for group in v2))
+        pids = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.events",
+                *(f"{group}/pids.events" for group in v2))
+        return (max(event_count(_read(path), "oom_kill") for path in memory),
+                max(event_count(_read(path), "max") for path in pids))
+
     def _kill_leftovers(self) -> None:
-        """Every process but the container's sleeping init goes."""
+        """Every process but the keeper (the container's first process) goes."""
         with contextlib.suppress(Exception):
             self.container.exec_run(["kill", "-9", "-1"])
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.container.remove(force=True)
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
 
 
 def remove_containers(run_id: str) -> None:

@@ -13,8 +13,10 @@ Isolation = Literal["bwrap", "netns", "none"]
 CHOICES: tuple[str, ...] = ("auto", "bwrap", "netns", "none")
 DESCRIPTIONS: dict[Isolation, str] = {
     "bwrap": "bubblewrap: only the workspace writable, no network, hidden home and answers",
-    "netns": "user and network namespace: no network, but the file system is visible",
-    "none": "none: scripts see the file system and the network",
+    "netns": "user, network and pid namespaces: no network and no daemons, but the file "
+             "system, the harness's files and other processes' environments are visible",
+    "none": "none: scripts see and may change the file system, reach the network and read "
+            "other processes' environments",
 }
 
 
@@ -31,11 +33,13 @@ def available(level: Isolation) -> bool:
         return True
     if level == "bwrap":
         bwrap = shutil.which("bwrap")
-        return bool(bwrap) and _works([
-            bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"  # type: ignore[list-item]
-        ])
+        return bwrap is not None and _works(
+            [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]
+        )
     unshare = shutil.which("unshare")
-    return bool(unshare) and _works([unshare, "--user", "--map-root-user", "--net", "true"])  # type: ignore[list-item]
+    return unshare is not None and _works([unshare, "--user", "--map-root-user", "--net",
+                                           "--pid", "--fork", "--kill-child", "--mount-proc",
+                                           "true"])
 
 
 ORDER: tuple[Isolation, ...] = ("bwrap", "netns", "none")

@@ -1,87 +1,33 @@
 """Scripts on this machine: bubblewrap where it works, else namespaces, else plain.
 
-Every level runs the script in a session of its own, killed whole at the end, with a
-scrubbed environment and resource limits. What each level hides is in ``isolation.py``.
+Every level runs the script in a session of its own with an allowlisted environment,
+inside the trial's cgroup where one can be made (memory and processes of the whole
+trial; every process it started is killed when the script ends), under a disk quota on
+the workspace. What each level hides is in ``isolation.py``.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+import subprocess
+import weakref
+from collections.abc import Sequence
 
+from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
+from pytest_mlab.sandbox.bwrap import bwrap_argv
 from pytest_mlab.sandbox.capture import run_captured
+from pytest_mlab.sandbox.cgroups import TrialCgroup
+from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.isolation import Isolation, isolation_in_force
-from pytest_mlab.sandbox.resources import pids_cgroup, preexec
+from pytest_mlab.sandbox.process import LocalProcess
+from pytest_mlab.sandbox.resources import DiskQuota, broken_limit, preexec
 from pytest_mlab.sandbox.spec import SandboxSpec
 
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
-# Variables of the harness itself: where the cache and its answers live.
-_HARNESS = re.compile(r"^MLAB_(CACHE|REPORT)")
-# What programs commonly read from /etc; the rest (shadow, keys, configs) stays hidden.
-ETC_FILES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
-    "localtime", "timezone", "alternatives", "ssl", "ca-certificates", "mime.types", "fonts",
-    "matplotlibrc", "xdg/pip",
-)
-SANDBOX_WORKSPACE = "/workspace"
-"""Where the workspace appears inside a sandbox: host paths are not shown."""
-# OMP_WAIT_POLICY: busy-waiting OpenMP threads slow torch and sklearn many times over
-# when trials share the cores.
-SANDBOX_ENV = {
-    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-    "OMP_WAIT_POLICY": "PASSIVE",
-}
-
-
-def scrubbed_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` without credentials or the harness's own settings."""
-    return {
-        name: value
-        for name, value in environ.items()
-        if not _SECRET.search(name) and not _HARNESS.match(name)
-    }
-
-
-def interpreter_roots() -> list[Path]:
-    """Folders the Python interpreter and its libraries live in (shown read-only)."""
-    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    roots.add(Path(sys.executable).resolve().parent.parent)
-    return sorted(roots)
-
-
-def bwrap_argv(
-    workspace: Path,
-    protected: Sequence[str],
-    extra_env: Mapping[str, str],
-    hidden: Sequence[Path] = (),
-) -> list[str]:
-    argv = [
-        "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    ]
-    for name in ETC_FILES:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for root in interpreter_roots():
-        if not root.is_relative_to("/usr"):
-            argv += ["--ro-bind", str(root), str(root)]
-    argv += ["--bind", str(workspace), SANDBOX_WORKSPACE]
-    for rel in protected:
-        if (workspace / rel).exists():
-            argv += ["--ro-bind", str(workspace / rel), f"{SANDBOX_WORKSPACE}/{rel}"]
-    for path in hidden:
-        argv += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
-    # Nothing but the workspace and a scratch /tmp may be written, not even the root.
-    argv += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
-    for name, value in extra_env.items():
-        argv += ["--setenv", name, value]
-    return [*argv, "--"]
+# The namespace level gets a pid namespace too: when unshare's child ends, so does
+# every process it left behind.
+_NETNS = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork",
+          "--kill-child", "--mount-proc", "--"]
 
 
 class LocalSandbox:
@@ -94,24 +40,60 @@ class LocalSandbox:
         self.isolation: Isolation = isolation_in_force(spec.isolation)
         self.protected = spec.protected
         self.limits = spec.resources
-        self.environ = scrubbed_environ(os.environ) | SANDBOX_ENV | dict(spec.environment)
-        if self.isolation == "bwrap":
-            self.environ |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
+        home = "/tmp" if self.isolation == "bwrap" else os.environ.get("HOME", "/tmp")
+        self.environ = sandbox_environ(os.environ, spec.environment, home=home)
+        self.cgroup = TrialCgroup.create(self.limits.memory_bytes, self.limits.processes)
+        # A sandbox nobody closed still gives its cgroup back when it is collected.
+        self._release = weakref.finalize(self, self.cgroup.close) if self.cgroup else None
+        self.quota = DiskQuota(self.workspace, self.limits.disk_bytes)
+        self._events = self.cgroup.events() if self.cgroup else (0, 0)
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         if self.isolation == "bwrap":
-            prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden)
+            prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
+                                tmp_bytes=self.limits.memory_bytes)
             return prefix + list(argv)
         if self.isolation == "netns":
-            return ["unshare", "--user", "--map-root-user", "--net", "--", *argv]
+            return [*_NETNS, *argv]
         return list(argv)
 
-    def close(self) -> None:
-        """Nothing outlives a run: each script's processes are killed when it ends."""
+    def _broken_limit(self) -> str | None:
+        """The trial limit the running script broke, in words, if any."""
+        if self.cgroup is not None:
+            before, self._events = self._events, self.cgroup.events()
+            if (broken := broken_limit(self.limits, before, self._events)) is not None:
+                return broken
+        return self.quota()
+
+    def _kill_rest(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        with pids_cgroup(self.limits.processes) as cgroup:
-            return run_captured(
-                self._wrap(argv), cwd=self.workspace, env=self.environ, timeout=timeout,
-                preexec=preexec(self.limits, cgroup),
+        result = run_captured(
+            self._wrap(argv), cwd=self.workspace, env=self.environ, timeout=timeout,
+            preexec=preexec(self.limits, self.cgroup), check=self._broken_limit,
+            kill=self._kill_rest,
+        )
+        # The memory limit may have struck in the last moments, after the last check.
+        late = None if result.stopped_by else self._broken_limit()
+        if late is not None:
+            return ExecResult(result.stdout, result.stderr, result.returncode,
+                              result.seconds, result.timed_out, late)
+        return result
+
+    def start(self, argv: Sequence[str]) -> LocalProcess:
+        try:
+            proc = subprocess.Popen(
+                self._wrap(argv), cwd=self.workspace, env=self.environ,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, preexec_fn=preexec(self.limits, self.cgroup),
             )
+        except OSError as exc:
+            raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
+        return LocalProcess(proc, self._kill_rest, self._broken_limit)
+
+    def close(self) -> None:
+        """Kill whatever is left and release the trial's cgroup."""
+        if self._release is not None:
+            self._release()

@@ -1,75 +1,45 @@
-"""Resource limits for a script: rlimits for memory, CPU time and file size; a pids
-cgroup for the number of processes (a per-user process limit does not bind root)."""
+"""Resource limits of a trial's scripts: memory and processes for the whole trial (its
+cgroup), CPU time and file size per process (rlimits), and a disk quota on what the
+workspace may grow by."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import resource
-import signal
-import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_mlab.sandbox.cgroups import TrialCgroup
+
 GIB = 1 << 30
-_CGROUP_PIDS_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 
 
 @dataclass(frozen=True)
 class ResourceLimits:
     memory_bytes: int = 4 * GIB
-    """Address space of each process (RLIMIT_AS)."""
+    """Memory of all the trial's processes together (per process where no cgroup works)."""
     cpu_seconds: int = 3600
+    """CPU time of each process."""
     file_bytes: int = 8 * GIB
+    """The largest file a process may write."""
     processes: int = 256
+    """Processes of the trial at once."""
+    disk_bytes: int = 8 * GIB
+    """How much the workspace may grow during the trial."""
 
 
-def _pids_root() -> Path | None:
-    for root in _CGROUP_PIDS_ROOTS:
-        controllers = root / "cgroup.subtree_control"
-        if root.name == "pids" and (root / "cgroup.procs").exists():
-            return root if os.access(root, os.W_OK) else None
-        if controllers.exists() and "pids" in controllers.read_text().split():
-            return root if os.access(root, os.W_OK) else None
+def broken_limit(limits: ResourceLimits, before: tuple[int, int],
+                 after: tuple[int, int]) -> str | None:
+    """The trial limit that a program broke, in words, from its cgroup's event counts
+    (memory kills, refused forks) before and after."""
+    if after[0] > before[0]:
+        return (f"its processes and its files in /tmp together used more than the trial's "
+                f"{limits.memory_bytes / GIB:g} GB of memory")
+    if after[1] > before[1]:
+        return f"it tried to run more than the trial's {limits.processes} processes at once"
     return None
-
-
-@contextlib.contextmanager
-def pids_cgroup(limit: int) -> Iterator[Path | None]:
-    """A fresh pids cgroup capped at ``limit``, or None where none can be made."""
-    root = _pids_root()
-    if root is None:
-        yield None
-        return
-    group = root / f"pytest-mlab-{uuid.uuid4().hex[:12]}"
-    try:
-        group.mkdir()
-        (group / "pids.max").write_text(str(limit))
-    except OSError:
-        with contextlib.suppress(OSError):
-            group.rmdir()
-        yield None
-        return
-    try:
-        yield group
-    finally:
-        _empty(group)
-
-
-def _empty(group: Path) -> None:
-    """Kill whatever is still in the cgroup (it may have left the process group), then remove it."""
-    for _ in range(50):
-        with contextlib.suppress(OSError):
-            pids = (group / "cgroup.procs").read_text().split()
-            if not pids:
-                group.rmdir()
-                return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.kill(int(pid), signal.SIGKILL)
-        time.sleep(0.02)
 
 
 def _processes_of(uid: int) -> int:
@@ -83,24 +53,55 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def preexec(limits: ResourceLimits, cgroup: Path | None) -> Callable[[], None]:
-    """What the child runs between fork and exec: join the cgroup, set the rlimits."""
+def preexec(limits: ResourceLimits, cgroup: TrialCgroup | None) -> Callable[[], None]:
+    """What the child runs between fork and exec: join the trial's cgroup, set rlimits."""
     # Without a cgroup, fall back to the per-user limit, which counts every process of
     # this user (and does not bind root): allow the script ``processes`` more.
     nproc = None if cgroup is not None or os.geteuid() == 0 else (
         _processes_of(os.geteuid()) + limits.processes
     )
+    rlimits = [(resource.RLIMIT_CPU, limits.cpu_seconds),
+               (resource.RLIMIT_FSIZE, min(limits.file_bytes, limits.disk_bytes))]
+    if cgroup is None:
+        # Address space is a poor stand-in for memory (libraries reserve far more than
+        # they use), so it is the limit only where no cgroup counts the real thing.
+        rlimits.append((resource.RLIMIT_AS, limits.memory_bytes))
 
     def apply() -> None:
         if cgroup is not None:
-            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+            cgroup.join()
         if nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        for kind, value in (
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_CPU, limits.cpu_seconds),
-            (resource.RLIMIT_FSIZE, limits.file_bytes),
-        ):
+        for kind, value in rlimits:
             resource.setrlimit(kind, (value, value))
 
     return apply
+
+
+def disk_usage(root: Path) -> int:
+    """Bytes the files below ``root`` occupy on disk (allocated blocks; links not followed)."""
+    total = 0
+    with contextlib.suppress(OSError), os.scandir(root) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    total += disk_usage(Path(entry.path))
+                else:
+                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+    return total
+
+
+class DiskQuota:
+    """Says when the workspace has grown by more than its quota since the trial began."""
+
+    def __init__(self, workspace: Path, limit: int) -> None:
+        self.workspace = workspace
+        self.limit = limit
+        self.start = disk_usage(workspace)
+
+    def __call__(self) -> str | None:
+        grown = disk_usage(self.workspace) - self.start
+        if grown <= self.limit:
+            return None
+        return (f"the workspace grew by {grown / GIB:.2f} GB, more than the trial's disk quota "
+                f"of {self.limit / GIB:g} GB; delete files to go on")

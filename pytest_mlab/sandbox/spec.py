@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,3 +38,25 @@ class SandboxSpec:
     """The local sandbox's isolation: auto, bwrap, netns or none."""
     image: str = SKELETON_IMAGE
     """The docker sandbox's image."""
+
+
+def spec_to_json(kind: str, spec: SandboxSpec) -> str:
+    """The sandbox of ``kind`` made from ``spec``, as a scorer's process reads it back."""
+    fields = dataclasses.asdict(spec)
+    fields["workspace"] = str(spec.workspace)
+    fields["hidden"] = [str(path) for path in spec.hidden]
+    fields["environment"] = dict(spec.environment)
+    return json.dumps({"kind": kind, "spec": fields})
+
+
+def spec_from_json(text: str) -> tuple[str, SandboxSpec]:
+    raw = json.loads(text)
+    fields = raw["spec"]
+    spec = SandboxSpec(
+        workspace=Path(fields["workspace"]), protected=tuple(fields["protected"]),
+        hidden=tuple(Path(path) for path in fields["hidden"]),
+        resources=ResourceLimits(**fields["resources"]), gpus=tuple(fields["gpus"]),
+        environment=fields["environment"], run_id=fields["run_id"],
+        isolation=fields["isolation"], image=fields["image"],
+    )
+    return str(raw["kind"]), spec

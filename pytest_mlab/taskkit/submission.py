@@ -16,6 +16,11 @@ import pandas as pd
 
 from pytest_mlab.core.errors import InvalidSubmission
 
+LINE_BYTES = 1 << 20
+"""The longest line of a submission CSV file that is read."""
+MAX_FIELDS = 1000
+"""The most fields a line of a submission CSV file may have."""
+
 
 class CsvSubmission:
     """A submission CSV file whose columns are all present and whose ids are integers."""
@@ -111,16 +116,29 @@ def read_csv_submission(
     """
     if not path.is_file():
         raise InvalidSubmission(f"No {path.name} was written to the workspace root.")
+    _refuse_unwieldy_lines(path)
     try:
         frame = pd.read_csv(path, dtype=str) if as_text else pd.read_csv(path)
     # Parser, empty-file and decoding errors are all ValueErrors.
-    except ValueError as error:
+    except (ValueError, OverflowError, MemoryError) as error:
         raise InvalidSubmission(f"{path.name} is not a readable CSV file ({error}).") from error
     absent = [column for column in (id_column, *value_columns) if column not in frame.columns]
     if absent:
         raise InvalidSubmission(f"{path.name} lacks the column(s) {', '.join(absent)}.")
     ids = _whole_numbers(frame, id_column, path.name)
     return CsvSubmission(path.name, frame, id_column, ids)
+
+
+def _refuse_unwieldy_lines(path: Path) -> None:
+    """Refuse a line far longer or wider than any table a scorer reads: pandas takes
+    minutes and gigabytes over one (a 4 MB row of commas: five minutes and 4 GB)."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(iter(lambda: handle.readline(LINE_BYTES + 1), b""), 1):
+            if len(line) > LINE_BYTES:
+                raise _invalid(path.name, f"has a line longer than {LINE_BYTES} bytes "
+                                          f"(line {number})")
+            if line.count(b",") >= MAX_FIELDS:
+                raise _invalid(path.name, f"has more than {MAX_FIELDS} fields on line {number}")
 
 
 def _invalid(file_name: str, problem: str) -> InvalidSubmission:

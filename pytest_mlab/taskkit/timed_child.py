@@ -1,9 +1,12 @@
-"""Call a function of the workspace's train.py in a child process, timed by the scorer.
+"""Call a function of the submission's train.py in a sandboxed child, timed by the scorer.
 
-The child only sees input files and writes output files; the parent owns the clock
-and checks the outputs, so nothing the workspace prints, writes or patches can change
-the measured time or the verdict. Every way the child can fail (a crash, a stall, a
-line it was not asked for) ends in ``InvalidSubmission`` with one sentence.
+The child runs in the scoring sandbox (the ``runner`` a scorer is given: the trial's
+isolation, limits and hidden paths, over the copy of the submission), reads input files
+and writes output files; the parent owns the clock and checks the outputs, so nothing
+the submission prints, writes or patches can change the measured time or the verdict,
+and nothing it does reaches beyond the sandbox. Every way the child can fail (a crash, a
+stall, a line it was not asked for, an output that is a link, a FIFO or too large, a
+broken limit of the trial) ends in ``InvalidSubmission`` with one sentence.
 
 The child runs a fixed driver around a task's *adapter*: Python source that may define
 ``SETUP_FAILURE`` and ``setup(workspace, *args)`` (run before train.py is imported; its
@@ -11,94 +14,38 @@ result is the ``context``), must define ``call(fn, inputs, context)`` (calls the
 workspace's function on the arrays of one input file and returns its result), and may
 define ``after_call(context)`` (returns a sentence if the call broke a rule, else None).
 The adapter's functions may use the driver's ``os``, ``sys`` and ``np`` (numpy).
+The child's working directory is the submission's folder; paths in the protocol are
+relative to it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import json
 import queue
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.taskkit.child_driver import DRIVER_HEAD, DRIVER_LOOP
+from pytest_mlab.taskkit.scratch import Scratch
 
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
-
-# Runs in the child. The protocol goes over a private copy of stdout and fd 1 is
-# pointed at stderr, so prints from train.py cannot be mistaken for protocol lines.
-# The adapter's setup runs before train.py is imported, so what it loads (say, a model
-# from files checked just before) comes from a state train.py has not touched.
-_DRIVER_HEAD = r"""
-import os, sys
-proto = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
-
-def say(line):
-    proto.write(line + "\n")
-    proto.flush()
-
-def brief(exc):
-    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
-
-SETUP_FAILURE = "Importing train.py failed"
-
-def setup(workspace, *args):
-    return None
-
-def after_call(context):
-    return None
-"""
-
-_DRIVER_LOOP = r"""
-workspace, function_name = sys.argv[1], sys.argv[2]
-sys.path.insert(0, workspace)
-try:
-    import numpy as np
-    context = setup(workspace, *sys.argv[3:])
-except BaseException as exc:
-    say("error " + SETUP_FAILURE + " (" + brief(exc) + ")")
-    sys.exit(1)
-try:
-    import train
-except BaseException as exc:
-    say("error Importing train.py failed (" + brief(exc) + ")")
-    sys.exit(1)
-fn = getattr(train, function_name, None)
-if not callable(fn):
-    say("error The workspace's train.py defines no function " + function_name)
-    sys.exit(1)
-say("ready")
-while True:
-    in_path = sys.stdin.readline().strip()
-    if not in_path:
-        break
-    out_path = in_path[: -len(".npz")] + ".out.npy"
-    try:
-        with np.load(in_path) as data:
-            inputs = {key: data[key] for key in data.files}
-        result = call(fn, inputs, context)
-        np.save(out_path, np.asarray(result), allow_pickle=False)
-    except BaseException as exc:
-        say("error The call to " + function_name + " failed (" + brief(exc) + ")")
-        sys.exit(1)
-    problem = after_call(context)
-    if problem:
-        say("error " + problem)
-        sys.exit(1)
-    say("done " + out_path)
-"""
+SCRATCH = ".mlab-scoring"
+"""The folder, inside the submission's, that holds the inputs and outputs of the calls."""
+STDERR_TAIL = 64 * 1024
+LINE_BYTES = 4096
+"""The longest protocol line the scorer reads; a longer one ends the scoring."""
+# Lines the child wrote that the scorer has not read yet: a child that floods its
+# protocol stream then waits on the pipe instead of filling the scorer's memory.
+_QUEUED_LINES = 64
 
 
 @dataclass(frozen=True)
@@ -112,43 +59,67 @@ class ChildProgram:
     args: tuple[str, ...] = ()
     """Passed to the adapter's ``setup`` after the workspace."""
     env: Mapping[str, str] = field(default_factory=dict)
-    """Set in the child's environment, over the parent's (less its secrets)."""
+    """Set in the child's environment before anything is imported."""
     loading: str = "importing train.py"
     """What the child is doing until it is ready, as in "Timed out after 60 s while ..."."""
     between_calls: str = "waiting for the next input"
     """What the child is doing between calls, as in "The scoring process exited while ..."."""
+    max_output_bytes: int = 64 << 20
+    """The largest output file of one call that the scorer reads."""
+
+
+class ChildProcess(Protocol):
+    """A program a runner started, with pipes (a sandbox's process)."""
+
+    stdin: IO[bytes]
+    stdout: IO[bytes]
+    stderr: IO[bytes]
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
+class Runner(Protocol):
+    """What a scorer is given to run the submission's code (the harness's sandbox)."""
+
+    def start(self, argv: Sequence[str]) -> ChildProcess: ...
 
 
 class TimedChild:
     """The child process running the driver, with a non-blocking view of its protocol lines."""
 
     def __init__(
-        self, workspace: Path, program: ChildProgram, stderr: TextIO, scratch: Path, deadline: float
+        self, runner: Runner, program: ChildProgram, scratch: Scratch, deadline: float
     ) -> None:
         self.program = program
         self.scratch = scratch
+        """The scratch folder the scorer made; the child sees it as ``SCRATCH``."""
         self.deadline = deadline
-        self._stderr = stderr
-        env = {k: v for k, v in os.environ.items() if not _is_secret(k)} | dict(program.env)
-        driver = _DRIVER_HEAD + program.adapter + _DRIVER_LOOP
-        self.proc = subprocess.Popen(
-            [sys.executable, "-B", "-c", driver, str(workspace), program.function, *program.args],
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-        )
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
-        self._pump_thread.start()
+        driver = DRIVER_HEAD + program.adapter + DRIVER_LOOP
+        self.proc = runner.start([sys.executable, "-B", "-c", driver, program.function,
+                                  json.dumps(dict(program.env)), *program.args])
+        self._lines: queue.Queue[str | None] = queue.Queue(_QUEUED_LINES)
+        self._too_long = False
+        self._stderr = bytearray()
+        self._pumps = [threading.Thread(target=self._pump_lines, daemon=True),
+                       threading.Thread(target=self._pump_stderr, daemon=True)]
+        for pump in self._pumps:
+            pump.start()
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._lines.put(line.rstrip("\n"))
+    def _pump_lines(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while raw := self.proc.stdout.readline(LINE_BYTES):
+                if len(raw) == LINE_BYTES and not raw.endswith(b"\n"):
+                    self._too_long = True
+                    break
+                self._lines.put(raw.decode(errors="replace").rstrip("\n"))
         self._lines.put(None)
+
+    def _pump_stderr(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := self.proc.stderr.read1(65536):  # type: ignore[attr-defined]
+                self._stderr = (self._stderr + chunk)[-STDERR_TAIL:]
 
     def wait_until_ready(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds and never past the deadline, for "ready"."""
@@ -164,22 +135,19 @@ class TimedChild:
         ``name`` names the input file in the scratch folder; the call may take at most
         ``timeout`` seconds and never run past the deadline.
         """
-        path = self.scratch / f"{name}.npz"
-        np.savez(path, **inputs)  # type: ignore[arg-type]
-        expected_out = str(path)[: -len(".npz")] + ".out.npy"
+        self.scratch.write_inputs(f"{name}.npz", inputs)
+        request = f"{SCRATCH}/{name}.npz"
         limit = self._left(timeout)
         start = time.perf_counter()
-        self.send(str(path))
+        self.send(request)
         line = self.read(limit, f"running {self.program.function}")
         elapsed = time.perf_counter() - start
-        if line != f"done {expected_out}":
+        self._refuse_if_stopped(f"running {self.program.function}")
+        if line != f"done {SCRATCH}/{name}.out.npy":
             raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not its output.")
-        try:
-            out: npt.NDArray[np.generic] = np.load(expected_out, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise InvalidSubmission(
-                f"The output of {self.program.function} is unreadable ({exc})."
-            ) from None
+        out = self.scratch.read_output(f"{name}.out.npy",
+                                       f"The output of {self.program.function}",
+                                       self.program.max_output_bytes)
         return elapsed, out
 
     def send(self, line: str) -> None:
@@ -187,10 +155,9 @@ class TimedChild:
         with contextlib.suppress(queue.Empty):
             stale = self._judge(self._lines.get_nowait(), self.program.between_calls)
             raise InvalidSubmission(f"The scoring process wrote {stale[:100]!r} unprompted.")
-        assert self.proc.stdin is not None
         # If the child died, the next read reports it.
-        with contextlib.suppress(OSError):
-            self.proc.stdin.write(line + "\n")
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.write((line + "\n").encode())
             self.proc.stdin.flush()
 
     def read(self, timeout: float, what: str) -> str:
@@ -206,6 +173,12 @@ class TimedChild:
 
     def _judge(self, line: str | None, what: str) -> str:
         if line is None:
+            if self._too_long:
+                raise InvalidSubmission(f"The scoring process wrote a line longer than "
+                                        f"{LINE_BYTES} bytes while {what}.")
+            # Killed (a no-op if it is dead) so that a limit it broke is known.
+            self.proc.kill()
+            self._refuse_if_stopped(what)
             raise InvalidSubmission(
                 f"The scoring process exited while {what}{self._stderr_tail()}."
             )
@@ -213,44 +186,44 @@ class TimedChild:
             raise InvalidSubmission(line[len("error ") :] + ".")
         return line
 
+    def _refuse_if_stopped(self, what: str) -> None:
+        """Reject the submission if the child broke a limit of the trial by now (where
+        the runner's processes say)."""
+        check = getattr(self.proc, "broken_limit", None)
+        stopped = check() if check is not None else getattr(self.proc, "stopped_by", None)
+        if stopped:
+            raise InvalidSubmission(f"The scoring process was stopped while {what}: {stopped}.")
+
     def _stderr_tail(self) -> str:
-        self._stderr.flush()
-        self._stderr.seek(0)
-        lines = [ln.strip() for ln in self._stderr.read().splitlines() if ln.strip()]
+        self._pumps[1].join(timeout=1)
+        text = bytes(self._stderr).decode(errors="replace")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         return f" (last stderr line: {lines[-1][:300]})" if lines else ""
 
     def close(self) -> None:
-        """Kill the child and release its pipes."""
+        """Kill the child, everything it started, and release its pipes."""
         self.proc.kill()
-        self.proc.wait()
-        self._pump_thread.join(timeout=5)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            # A broken pipe to a dead child has nothing left to flush.
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        # Unread lines are dropped, so the reader is not left waiting for room.
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._lines.get_nowait()
+        for pump in self._pumps:
+            pump.join(timeout=5)
 
 
 @contextlib.contextmanager
 def start_timed_child(
-    workspace: Path, program: ChildProgram, total_timeout: float, scratch_prefix: str
+    submission: Path, runner: Runner, program: ChildProgram, total_timeout: float
 ) -> Iterator[TimedChild]:
-    """Start the child in ``workspace``; every wait on it ends ``total_timeout`` s from now.
-
-    Inputs, outputs and the child's stderr live in a scratch folder (its name starts
-    with ``scratch_prefix``) that is removed, with the child, on leaving the block.
-    """
+    """Start the child in the submission's folder; every wait on it ends ``total_timeout``
+    seconds from now. The child and the scratch folder go on leaving the block."""
     deadline = time.monotonic() + total_timeout
-    with (
-        tempfile.TemporaryDirectory(prefix=scratch_prefix) as tmp,
-        open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8", errors="replace") as stderr,
-    ):
-        child = TimedChild(Path(workspace).resolve(), program, stderr, Path(tmp), deadline)
+    scratch = Scratch(Path(submission) / SCRATCH)
+    try:
+        child = TimedChild(runner, program, scratch, deadline)
         try:
             yield child
         finally:
             child.close()
-
-
-def _is_secret(name: str) -> bool:
-    return any(marker in name.upper() for marker in SECRET_MARKERS)
+    finally:
+        scratch.close()

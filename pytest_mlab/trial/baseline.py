@@ -21,11 +21,13 @@ from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.agents import load_agent
 from pytest_mlab.trial.run import TrialParts, run_trial
+from pytest_mlab.trial.scoring import ScoringSandbox
 from pytest_mlab.trial.spec import Overrides, TrialSpec
 
 
 def measure_starter(
-    task: TaskSpec, data: PreparedData, make_sandbox: Callable[[Workspace], Sandbox]
+    task: TaskSpec, data: PreparedData, make_sandbox: Callable[[Workspace], Sandbox],
+    scoring: Callable[[Workspace], ScoringSandbox] | None = None,
 ) -> float:
     """Score the unmodified starter, run by the baseline agent, through the trial path."""
     spec = TrialSpec(task, "baseline", None, 0)
@@ -38,7 +40,7 @@ def measure_starter(
                 baseline=None, workspace=workspace, sandbox=sandbox,
                 agent=load_agent("baseline")(AgentContext(task=task.name, llm=None)),
                 limits=task.manifest.limits, threshold=Overrides().threshold_for(task),
-                keep_workspace="none",
+                keep_workspace="none", scoring=scoring(workspace) if scoring else None,
             ))
         finally:
             sandbox.close()

@@ -17,6 +17,7 @@ def sandbox_spec(
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
+        disk_bytes=int(task.manifest.resources.disk_gb * GIB),
     )
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),

@@ -28,7 +28,7 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.act import AgentRun, let_agent_act
 from pytest_mlab.trial.judge import judge
-from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
 from pytest_mlab.trial.spec import Retention, TrialSpec
 from pytest_mlab.trial.step_scores import score_steps
 
@@ -61,6 +61,8 @@ class TrialParts:
     show_progress: Callable[[dict[str, Any]], None] | None = None
     """A live display of each step, in this process (the files serve other processes)."""
     action_options: ActionOptions = field(default_factory=ActionOptions)
+    scoring: ScoringSandbox | None = None
+    """Where the scorer may run the workspace's code; None: scorers that need it fail."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -71,7 +73,9 @@ def run_trial(parts: TrialParts) -> TrialResult:
     resume = resume_into(files, parts.workspace) if files and parts.resume else None
     run = _act(parts, resume)
     task = parts.spec.task
-    scored = None if run.agent_error else score_workspace(task, parts.workspace, parts.data)
+    scored = None if run.agent_error else score_workspace(
+        task, parts.workspace, parts.data, parts.scoring
+    )
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation)
     result.resumed_from = len(resume.steps) if resume else None
@@ -84,7 +88,8 @@ def run_trial(parts: TrialParts) -> TrialResult:
             files.traceback.write_text(run.agent_traceback, encoding="utf-8")
             result.traceback = str(files.traceback)
         if parts.score_steps:
-            result.step_scores = score_steps(task, parts.data, files, parts.score_steps)
+            result.step_scores = score_steps(task, parts.data, files, parts.score_steps,
+                                             parts.scoring)
         files.result.write_text(result.model_dump_json(), encoding="utf-8")
     return result
 

@@ -1,17 +1,23 @@
-"""Score a final workspace in a separate process, and judge it against the baseline."""
+"""Score a copy of the final submission in a separate process, and judge it against the
+baseline."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from pytest_mlab.core.errors import ScorerError
+from pytest_mlab.core.fingerprint import read_hashes
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
-from pytest_mlab.env.task_code import WorkerCrash, WorkerTimeout, call_worker
+from pytest_mlab.env.task_code import WorkerCrash, WorkerTimeout, call_worker, scorer_environ
 from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.sandbox.spec import SandboxSpec
+from pytest_mlab.trial.submission import InvalidCopy, copy_submission
 
 
 @dataclass(frozen=True)
@@ -22,16 +28,46 @@ class Scored:
     invalid: str | None = None
 
 
-def score_workspace(task: TaskSpec, workspace: Workspace, data: PreparedData) -> Scored:
+@dataclass(frozen=True)
+class ScoringSandbox:
+    """Where a scorer runs the workspace's code: a sandbox of the trial's kind, made from
+    the trial's spec with the submission's copy as its workspace."""
+
+    kind: str
+    spec: SandboxSpec
+
+
+def score_workspace(
+    task: TaskSpec, workspace: Workspace, data: PreparedData,
+    sandbox: ScoringSandbox | None = None,
+) -> Scored:
+    """Score a copy of the submission in a separate process; the workspace stays unread."""
     changed = workspace.changed_protected_files()
     if changed:
         if any(_shares_inode(workspace.root / rel, data.public / rel) for rel in changed):
             data.discard()
         return Scored(None, f"read-only file {changed[0]} was changed")
+    with tempfile.TemporaryDirectory(prefix=f"mlab-score-{task.name}-") as tmp:
+        folder = Path(tmp) / "submission"
+        try:
+            copy_submission(task, workspace, data, folder)
+        except InvalidCopy as exc:
+            return Scored(None, str(exc))
+        return _score_copy(task, folder, data, sandbox)
+
+
+def _score_copy(
+    task: TaskSpec, folder: Path, data: PreparedData, sandbox: ScoringSandbox | None
+) -> Scored:
+    run_in = None
+    if sandbox is not None:
+        public = tuple(read_hashes(data.public_hashes))
+        run_in = (sandbox.kind, replace(sandbox.spec, workspace=folder, protected=public))
     try:
         reply = call_worker(
-            "score", task.score_script, workspace.root, data.private,
-            timeout=task.manifest.limits.score_timeout, cwd=data.private.parent,
+            "score", task.score_script, folder, data.private,
+            timeout=task.manifest.limits.score_timeout, cwd=folder,
+            env=scorer_environ(os.environ), sandbox=run_in,
         )
     except (WorkerTimeout, WorkerCrash) as exc:
         raise ScorerError(f"{task.name}: {exc}") from None

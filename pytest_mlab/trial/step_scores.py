@@ -11,11 +11,12 @@ from pytest_mlab.core.snapshots import describe_missing, manifest_steps, read_ma
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.workspace import provision_workspace
-from pytest_mlab.trial.scoring import score_workspace
+from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
 
 
 def score_steps(
-    task: TaskSpec, data: PreparedData, files: TrialFiles, every: int
+    task: TaskSpec, data: PreparedData, files: TrialFiles, every: int,
+    sandbox: ScoringSandbox | None = None,
 ) -> list[StepScore]:
     """Scores of steps 0, every, 2*every, ... and of the last step. A step whose
     snapshot did not keep every file is not scored; its record says which were missing."""
@@ -34,6 +35,6 @@ def score_steps(
                                         invalid="not scored, the snapshot lacks "
                                         f"{describe_missing(missing)}"))
                 continue
-            scored = score_workspace(task, workspace, data)
+            scored = score_workspace(task, workspace, data, sandbox)
         scores.append(StepScore(step=step, score=scored.score, invalid=scored.invalid))
     return scores

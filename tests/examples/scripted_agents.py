@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import ClassVar
+
+from hostile import SHADOWED, probe_source, shadow_source
 
 from pytest_mlab import AgentContext, Environment
 
@@ -171,3 +176,92 @@ class SlowAgent(_Scripted):
             env.execute("Python REPL", command="import time; time.sleep(1)")
         env.execute("Final Answer", final_answer="waited")
         return "waited"
+
+
+def _log(observation: str) -> None:
+    """Append an observation to $MLAB_TEST_LOG (JSON lines), for the test to read."""
+    with open(os.environ["MLAB_TEST_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps(observation) + "\n")
+
+
+class ScriptsAgent(_Scripted):
+    """Runs each script of $MLAB_TEST_SCRIPTS (a JSON list of Python sources) in turn,
+    logging what it saw, then submits the workspace as it is."""
+
+    def run(self, env: Environment) -> str:
+        scripts = json.loads(Path(os.environ["MLAB_TEST_SCRIPTS"]).read_text())
+        for n, code in enumerate(scripts):
+            env.execute("Write File", file_name=f"step{n}.py", content=code)
+            _log(env.execute("Execute Script", script_name=f"step{n}.py"))
+        env.execute("Final Answer", final_answer="scripts run")
+        return "done"
+
+
+class ProbeAgent(_Scripted):
+    """Writes a hostile train.py (tests/examples/hostile.py) aimed at $MLAB_TEST_PROBE and
+    a module named like one the scorer imports, runs the probe once as a script, gives
+    its daemon time to act, and submits: the scorer then runs the probe again."""
+
+    def run(self, env: Environment) -> str:
+        targets = json.loads(os.environ["MLAB_TEST_PROBE"])
+        targets["workspace"] = str(env.workspace.root)
+        env.execute("Write File", file_name="train.py", content=probe_source(targets))
+        env.execute("Write File", file_name=f"{SHADOWED}.py", content=shadow_source(targets))
+        _log(env.execute("Execute Script", script_name="train.py"))
+        env.execute("Python REPL", command="import time; time.sleep(5)")
+        _log(env.execute("List Files", dir_path="."))
+        env.execute("Final Answer", final_answer="probed")
+        return "probed"
+
+
+class _Resubmits(_Scripted):
+    """Runs the starter, then a script that tampers with what it wrote, then submits."""
+
+    SCRIPT: ClassVar[str] = ""
+
+    def run(self, env: Environment) -> str:
+        env.execute("Execute Script", script_name=env.entry)
+        env.execute("Write File", file_name="tamper.py", content=self.SCRIPT)
+        _log(env.execute("Execute Script", script_name="tamper.py"))
+        env.execute("Final Answer", final_answer="resubmitted")
+        return "resubmitted"
+
+
+class AnswersLinkAgent(_Resubmits):
+    """submission.csv becomes a link to the answers, by way of the scorer's folder."""
+
+    SCRIPT = ("import os\nos.remove('submission.csv')\n"
+              "os.symlink('/proc/self/cwd/private/answers.csv', 'submission.csv')\n")
+
+
+class MemoryLinkAgent(_Resubmits):
+    """submission.csv becomes a link to the reading process's own memory."""
+
+    SCRIPT = ("import os\nos.remove('submission.csv')\n"
+              "os.symlink('/proc/self/mem', 'submission.csv')\n")
+
+
+class FifoAgent(_Resubmits):
+    """submission.csv becomes a FIFO that nobody writes."""
+
+    SCRIPT = "import os\nos.remove('submission.csv')\nos.mkfifo('submission.csv')\n"
+
+
+class HardLinkAgent(_Resubmits):
+    """submission.csv becomes a hard link shared with another file."""
+
+    SCRIPT = ("import os\nos.rename('submission.csv', 'keep.csv')\n"
+              "os.link('keep.csv', 'submission.csv')\n")
+
+
+class OversizeAgent(_Resubmits):
+    """Leaves 2 MB beside the submission of a task that scores at most 1 MB."""
+
+    SCRIPT = "open('big.bin', 'wb').write(b'0' * (2 << 20))\n"
+
+
+class DeviceAgent(_Resubmits):
+    """Tries to make a device node the scorer would read."""
+
+    SCRIPT = ("import os, stat\n"
+              "os.mknod('zero.csv', stat.S_IFCHR | 0o666, os.makedev(1, 5))\n")

@@ -38,7 +38,9 @@ def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | No
     timeout = env.script_timeout() if timeout is None else timeout
     result = env.sandbox.run(argv, timeout)
     env.note_exit_code(result.returncode)
-    if result.timed_out:
+    if result.stopped_by:
+        status = f"{what} was stopped: {result.stopped_by}."
+    elif result.timed_out:
         status = f"{what} was stopped after {timeout:.0f} seconds."
     elif result.returncode != 0:
         status = f"{what} failed with exit code {result.returncode}."

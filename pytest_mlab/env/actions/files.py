@@ -53,6 +53,7 @@ def _writable(env: ActionContext, file_name: str) -> tuple[Path, str]:
         raise ActionError(f"{rel} is read-only.")
     if path.is_dir():
         raise ActionError(f"{rel} is a directory.")
+    # Opening a FIFO a script left there would wait forever for a reader.
     if path.exists() and not path.is_file():
         raise ActionError(f"{rel} is not a regular file.")
     return path, rel

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pytest_mlab import InvalidSubmission
-from pytest_mlab.taskkit.timed_child import ChildProgram, TimedChild, start_timed_child
+from pytest_mlab.taskkit.timed_child import ChildProgram, Runner, TimedChild, start_timed_child
 
 if TYPE_CHECKING:
     from transformers import LlamaForCausalLM
@@ -143,10 +143,10 @@ def _timed_generate(
     return elapsed
 
 
-def score(workspace: Path, private: Path) -> float:
+def score(workspace: Path, private: Path, runner: Runner) -> float:
     """Generated tokens per second: the fastest of three parent-timed calls on fresh prompts."""
     rng = np.random.default_rng()
-    with start_timed_child(workspace, PROGRAM, TOTAL_TIMEOUT, "mlab-llama-inference-") as child:
+    with start_timed_child(workspace, runner, PROGRAM, TOTAL_TIMEOUT) as child:
         # Loaded while the child loads its own copy.
         model = _reference_model(private)
         child.wait_until_ready(READY_TIMEOUT)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from pytest_mlab import InvalidSubmission
+from pytest_mlab.taskkit.arrays import load_npy
 
 SUBMISSION = "predictions.npy"
 
@@ -37,16 +38,9 @@ def score(workspace: Path, private: Path) -> float:
 
 
 def _read_submission(path: Path, shape: tuple[int, ...]) -> np.ndarray:
-    if not path.is_file():
-        raise InvalidSubmission(f"No {SUBMISSION} was written to the workspace root.")
-    try:
-        predicted = np.load(path, allow_pickle=False)
-    # A corrupt or truncated file, a pickle, or an .npz archive instead of an array.
-    except (OSError, ValueError, EOFError) as error:
-        raise InvalidSubmission(f"{SUBMISSION} is not a readable .npy array ({error}).") from error
-    if not isinstance(predicted, np.ndarray):
-        predicted.close()
-        raise InvalidSubmission(f"{SUBMISSION} holds an archive, not a single array.")
+    # A corrupt or truncated file, a pickle, an .npz archive instead of an array, or a
+    # header declaring more than the shape can need (16 bytes a value) is rejected.
+    predicted = load_npy(path, max_bytes=16 * int(np.prod(shape)))
     if predicted.shape != shape:
         raise InvalidSubmission(
             f"{SUBMISSION} has shape {predicted.shape}, expected {shape} (graphs, nodes, nodes)."

@@ -1,9 +1,10 @@
 """Bits per character of the workspace's language model on the hidden test verses.
 
-The workspace's lm.py runs in a child process (in bubblewrap where it works, so it
-cannot read the answers) that never sees a character before it has committed to a
-distribution over it: the parent reveals the test text one position at a time and
-computes every log-probability itself from the rows the child returned.
+The submission's lm.py runs in a child process in the scoring sandbox (the trial's
+isolation and hidden paths, so it cannot read the answers) that never sees a character
+before it has committed to a distribution over it: the parent reveals the test text one
+position at a time and computes every log-probability itself from the rows the child
+returned.
 """
 
 from __future__ import annotations
@@ -11,28 +12,25 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import struct
-import subprocess
 import sys
-import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
 from pytest_mlab import InvalidSubmission
-from pytest_mlab.sandbox.isolation import available
-from pytest_mlab.sandbox.local import SANDBOX_ENV, bwrap_argv, scrubbed_environ
+from pytest_mlab.taskkit.timed_child import Runner
 
 VOCAB = "\n" + "".join(chr(code) for code in range(32, 127))
 SHUFFLE_SEED = 7
 READY_TIMEOUT = 120.0
 # Stays under the task's score_timeout so a slow model is rejected, not an infra error.
 TOTAL_TIMEOUT = 270.0
-MEMORY_BYTES = 4 << 30
 HEADER = struct.Struct("<cI")
+# The largest frame but a row of predictions: an error message, say.
+FRAME_BYTES = 1 << 16
 
 # Runs in the child. Protocol frames go over private copies of fds 0 and 1; fd 1 then
 # points at stderr and fd 0 at /dev/null, so the model's own prints and reads cannot
@@ -92,38 +90,37 @@ while True:
 """
 
 
-def _limit_memory() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
-
-
 class _Model:
-    """The child process serving lm.py, spoken to in frames with a deadline."""
+    """The child process serving lm.py in the scoring sandbox, spoken to in frames with a
+    deadline."""
 
-    def __init__(self, workspace: Path, stderr: BinaryIO, deadline: float) -> None:
+    def __init__(self, runner: Runner, deadline: float) -> None:
         self.deadline = deadline
-        self.stderr = stderr
-        environ = scrubbed_environ(os.environ) | SANDBOX_ENV
-        argv = [sys.executable, "-B", "-c", _DRIVER]
-        if available("bwrap"):
-            environ |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
-            argv = bwrap_argv(workspace, (), environ) + argv
-        self.proc = subprocess.Popen(
-            argv, cwd=workspace, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=stderr, start_new_session=True, preexec_fn=_limit_memory,
-        )
+        self.proc = runner.start([sys.executable, "-B", "-c", _DRIVER])
+        self.stderr = bytearray()
+        self._pump = threading.Thread(target=self._read_stderr, daemon=True)
+        self._pump.start()
+
+    def _read_stderr(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := self.proc.stderr.read1(65536):  # type: ignore[attr-defined]
+                self.stderr = (self.stderr + chunk)[-20000:]
 
     def send(self, kind: bytes, n: int, payload: bytes = b"") -> None:
-        assert self.proc.stdin is not None
         # A dead child is reported by the next read.
         with contextlib.suppress(OSError):
             self.proc.stdin.write(HEADER.pack(kind, n) + payload)
             self.proc.stdin.flush()
 
-    def receive(self, expected: bytes, what: str, timeout: float | None = None) -> bytes:
+    def receive(
+        self, expected: bytes, what: str, timeout: float | None = None, most: int = FRAME_BYTES
+    ) -> bytes:
+        """The payload of the next frame, of kind ``expected`` and at most ``most`` bytes."""
         limit = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
         kind, size = HEADER.unpack(self._read(HEADER.size, limit, what))
+        if size > max(most, FRAME_BYTES):
+            raise InvalidSubmission(f"The model process sent a frame of {size} bytes while "
+                                    f"{what}, more than the {max(most, FRAME_BYTES)} expected.")
         payload = self._read(size, limit, what) if size else b""
         if kind == b"E":
             raise InvalidSubmission(payload.decode(errors="replace") + self._stderr_tail() + ".")
@@ -132,7 +129,6 @@ class _Model:
         return payload
 
     def _read(self, size: int, limit: float, what: str) -> bytes:
-        assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         chunks, got = [], 0
         while got < size:
@@ -141,6 +137,12 @@ class _Model:
                 raise InvalidSubmission(f"The model timed out while {what}.")
             chunk = os.read(fd, min(size - got, 1 << 20))
             if not chunk:
+                # Killed (a no-op if it is dead) so that a limit it broke is known.
+                self.proc.kill()
+                stopped = getattr(self.proc, "stopped_by", None)
+                if stopped:
+                    raise InvalidSubmission(f"The model process was stopped while {what}: "
+                                            f"{stopped}.")
                 raise InvalidSubmission(
                     f"The model process exited while {what}{self._stderr_tail()}."
                 )
@@ -149,20 +151,14 @@ class _Model:
         return b"".join(chunks)
 
     def _stderr_tail(self) -> str:
-        self.stderr.flush()
-        self.stderr.seek(max(0, self.stderr.seek(0, os.SEEK_END) - 20000))
-        text = self.stderr.read().decode(errors="replace")
+        self._pump.join(timeout=1)
+        text = bytes(self.stderr).decode(errors="replace")
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return f" (last stderr line: {lines[-1][:300]})" if lines else ""
 
     def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        self.proc.kill()
+        self._pump.join(timeout=5)
 
 
 def _test_sequences(private: Path) -> list[np.ndarray]:
@@ -186,7 +182,7 @@ def _bits(model: _Model, sequences: list[np.ndarray]) -> float:
         ids = np.flatnonzero(lengths > step)
         request = ids.astype("<i8").tobytes() + previous[ids].astype("<i8").tobytes()
         model.send(b"P", len(ids), request)
-        payload = model.receive(b"L", f"predicting position {step}")
+        payload = model.receive(b"L", f"predicting position {step}", most=4 * 96 * len(ids))
         if len(payload) != 4 * 96 * len(ids):
             raise InvalidSubmission(f"The model returned the wrong number of values at {step}.")
         rows = np.frombuffer(payload, dtype="<f4").reshape(len(ids), 96).astype(np.float64)
@@ -203,16 +199,13 @@ def _bits(model: _Model, sequences: list[np.ndarray]) -> float:
     return bits / float(lengths.sum())
 
 
-def score(workspace: Path, private: Path) -> float:
-    workspace = Path(workspace).resolve()
-    if not (workspace / "lm.py").is_file():
+def score(workspace: Path, private: Path, runner: Runner) -> float:
+    if not (Path(workspace) / "lm.py").is_file():
         raise InvalidSubmission("The workspace has no lm.py for the scorer to load.")
     sequences = _test_sequences(private)
-    deadline = time.monotonic() + TOTAL_TIMEOUT
-    with tempfile.TemporaryFile() as stderr:
-        model = _Model(workspace, stderr, deadline)
-        try:
-            model.receive(b"R", "loading", timeout=READY_TIMEOUT)
-            return _bits(model, sequences)
-        finally:
-            model.close()
+    model = _Model(runner, time.monotonic() + TOTAL_TIMEOUT)
+    try:
+        model.receive(b"R", "loading", timeout=READY_TIMEOUT)
+        return _bits(model, sequences)
+    finally:
+        model.close()

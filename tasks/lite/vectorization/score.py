@@ -14,7 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from pytest_mlab import InvalidSubmission
-from pytest_mlab.taskkit.timed_child import ChildProgram, TimedChild, start_timed_child
+from pytest_mlab.taskkit.timed_child import ChildProgram, Runner, TimedChild, start_timed_child
 
 TIMED_CALLS = 3
 X_SHAPE = (16, 32, 32, 8)
@@ -74,10 +74,10 @@ def _timed_conv(
     return elapsed
 
 
-def score(workspace: Path, private: Path) -> float:
+def score(workspace: Path, private: Path, runner: Runner) -> float:
     """Minimum over three fresh random inputs of the parent-timed seconds of one forward pass."""
     rng = np.random.default_rng()
-    with start_timed_child(workspace, PROGRAM, TOTAL_TIMEOUT, "mlab-vectorization-") as child:
+    with start_timed_child(workspace, runner, PROGRAM, TOTAL_TIMEOUT) as child:
         child.wait_until_ready(READY_TIMEOUT)
         check_shapes = (CHECK_X_SHAPE, CHECK_W_SHAPE)
         _timed_conv(child, rng, check_shapes, CHECK_STRIDE, CHECK_PADDING, "check")

@@ -1,0 +1,59 @@
+"""The bubblewrap command line: only the workspace and a capped /tmp writable, no network,
+a pid namespace, and nothing of the host but /usr, the interpreter and a few /etc files."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+# What programs commonly read from /etc; the rest (shadow, keys, configs) stays hidden.
+ETC_FILES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
+    "localtime", "timezone", "alternatives", "ssl", "ca-certificates", "mime.types", "fonts",
+    "matplotlibrc", "xdg/pip",
+)
+SANDBOX_WORKSPACE = "/workspace"
+"""Where the workspace appears inside a sandbox: host paths are not shown."""
+
+
+def interpreter_roots() -> list[Path]:
+    """Folders the Python interpreter and its libraries live in (shown read-only)."""
+    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    return sorted(roots)
+
+
+def bwrap_argv(
+    workspace: Path,
+    protected: Sequence[str],
+    environ: Mapping[str, str],
+    hidden: Sequence[Path] = (),
+    tmp_bytes: int | None = None,
+) -> list[str]:
+    # --unshare-all includes the pid namespace: when the script's bwrap ends, the kernel
+    # kills every process left in it, daemons included.
+    argv = [
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+        "--dev", "/dev", "--proc", "/proc",
+        *(["--size", str(tmp_bytes)] if tmp_bytes else []), "--tmpfs", "/tmp",
+    ]
+    for name in ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for root in interpreter_roots():
+        if not root.is_relative_to("/usr"):
+            argv += ["--ro-bind", str(root), str(root)]
+    argv += ["--bind", str(workspace), SANDBOX_WORKSPACE]
+    for rel in protected:
+        if (workspace / rel).exists():
+            argv += ["--ro-bind", str(workspace / rel), f"{SANDBOX_WORKSPACE}/{rel}"]
+    for path in hidden:
+        argv += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+    # Nothing but the workspace and a scratch /tmp may be written, not even the root.
+    argv += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
+    for name, value in environ.items():
+        argv += ["--setenv", name, value]
+    return [*argv, "--"]

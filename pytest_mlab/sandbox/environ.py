@@ -1,0 +1,33 @@
+"""The environment a sandboxed program gets: an allowlist, never the harness's own.
+
+Credentials hide under any name (DATABASE_URL, PIP_INDEX_URL, a cloud token), so the
+harness's variables are not filtered but left behind: only those below pass, with the
+sandbox's own settings and the trial's variables (leased GPUs, seed) on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+PASSED_THROUGH = (
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM",
+    # Threads and the BLAS kernel: some processors need OPENBLAS_CORETYPE for correct
+    # results with older OpenBLAS builds.
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+    "PYTHONHASHSEED", "MLAB_SEED",
+)
+# OMP_WAIT_POLICY: busy-waiting OpenMP threads slow torch and sklearn many times over
+# when trials share the cores.
+SANDBOX_ENV = {
+    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+    "OMP_WAIT_POLICY": "PASSIVE",
+}
+
+
+def sandbox_environ(
+    host: Mapping[str, str], trial: Mapping[str, str], *, home: str
+) -> dict[str, str]:
+    """The allowlisted part of ``host``, the sandbox's settings, then ``trial``'s own."""
+    kept = {name: host[name] for name in PASSED_THROUGH if name in host}
+    return kept | SANDBOX_ENV | {"HOME": home, "TMPDIR": "/tmp"} | dict(trial)
