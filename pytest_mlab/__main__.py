@@ -7,8 +7,8 @@ import sys
 
 COMMANDS = {
     "plot": ("pytest_mlab.cli.plot", "redraw the paper's two figures from results.json files"),
-    "task-table": ("pytest_mlab.cli.task_table",
-                   "write or check a suite's README table from a validation run"),
+    "task-table": ("pytest_mlab.cli.task_table", "check a suite's README table is current"),
+    "new-task": ("pytest_mlab.cli.new_task", "make a task folder that runs and validates"),
 }
 
 

@@ -69,6 +69,11 @@ class TrialResult(BaseModel):
     """Scores of every Nth snapshot, with --mlab-score-steps."""
     interrupted: bool = False
     """The run was stopped (Ctrl-C, a lost worker) before this trial reached its verdict."""
+    seed: int | None = None
+    """MLAB_SEED the trial's scripts saw."""
+    analogue_of: str | None = None
+    """The MLAgentBench task this task stands in for, when it is an analogue (the lite
+    suite): its numbers are not the paper's."""
     traceback: str | None = None
     """Where the agent's traceback was saved, when it raised."""
 

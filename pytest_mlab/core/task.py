@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_mlab.core.task_files import BASELINE_RECORD, MANIFEST
 
-_NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null"}
+_NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null", "heuristics"}
 # Read as files, not imported: the task helpers stand apart from the harness.
 TASKKIT = Path(__file__).resolve().parent.parent / "taskkit"
 
@@ -57,6 +57,10 @@ class BaselinePolicy(_Strict):
 class TaskManifest(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     mirrors: str = Field(default="", description="The MLAgentBench task this one mirrors.")
+    differs: str = Field(
+        default="", description="What this analogue lost or changed against the task it "
+        "mirrors; its numbers are never the paper's."
+    )
     data_source: str = Field(default="", description="Where the data comes from, in words.")
     research_problem: str = Field(min_length=1)
     entry: str = Field(default="train.py", min_length=1)
@@ -104,6 +108,17 @@ class TaskSpec:
     @property
     def solution_dir(self) -> Path:
         return self.root / "solution"
+
+    @property
+    def null_dir(self) -> Path:
+        """A submission that must fail: the starter broken on purpose."""
+        return self.root / "null"
+
+    @property
+    def heuristics_dir(self) -> Path:
+        """Cheap answers (constant, nearest neighbour, a one-feature rule, ...), one script
+        each, that must not clear the bar; the starter must beat every one."""
+        return self.root / "heuristics"
 
     @property
     def prepare_script(self) -> Path:

@@ -36,6 +36,9 @@ class TaskFile(pytest.File):
             task = load_task(self.path)
         except TaskFormatError as exc:
             raise self.CollectError(str(exc)) from None
+        if self.config.stash[SETTINGS_KEY].validate:
+            yield self._validation_item(task)
+            return
         marks = [*task.manifest.tags, *(["mlab_gpu"] if task.manifest.resources.gpus else []),
                  *(["mlab_download"] if task.manifest.downloads else [])]
         for tag in task.manifest.tags:
@@ -49,13 +52,23 @@ class TaskFile(pytest.File):
                 item.add_marker(pytest.mark.timeout(seconds))
             yield item
 
+    def _validation_item(self, task: TaskSpec) -> TrialItem:
+        from pytest_mlab.plugin.validate import VALIDATE_KEY, run_validation
+
+        item = TrialItem.from_parent(self, name=f"{task.name}[validate]",
+                                     callobj=run_validation)
+        item.stash[VALIDATE_KEY] = task
+        return item
+
     def _specs(self, task: TaskSpec) -> list[TrialSpec]:
         """The run's trials of this task, then those node ids name that it lacks."""
         settings = self.config.stash[SETTINGS_KEY]
         agents = self.config.stash[AGENTS_KEY]
         trials = settings.record_baseline or settings.trials
         specs = [
-            TrialSpec(task=task, agent=name, llm=llm, trial=k)
+            # Recording a baseline runs the starter with seeds 0, 1, ...; trials do not.
+            TrialSpec(task=task, agent=name, llm=llm, trial=k,
+                      seed=k if settings.record_baseline else None)
             for name in settings.agents
             for llm in (settings.llms if agents[name].uses_llm else (None,))
             for k in range(trials)

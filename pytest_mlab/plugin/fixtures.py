@@ -29,6 +29,7 @@ from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.trial.baseline import measure_starter, measured_baseline
+from pytest_mlab.trial.fresh import SandboxMaker
 from pytest_mlab.trial.gpu import NoGPU, lease
 from pytest_mlab.trial.provision import sandbox_spec
 from pytest_mlab.trial.run import TrialParts, run_trial
@@ -37,23 +38,42 @@ from pytest_mlab.trial.spec import TrialSpec
 
 
 def _scoring(
-    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
+    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
+    seed: int,
 ) -> ScoringSandbox:
     """The sandbox kind and spec of a trial: its scripts' own, and its scorer's."""
     settings: Settings = config.stash[SETTINGS_KEY]
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
+        seed=seed,
     )
     return ScoringSandbox(settings.sandbox, spec)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_mlab_make_sandbox(
-    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...]
+    config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
+    seed: int,
 ) -> Sandbox:
-    chosen = _scoring(config, task, workspace, gpus)
+    chosen = _scoring(config, task, workspace, gpus, seed)
     return make_sandbox(chosen.kind, chosen.spec)
+
+
+def sandbox_maker(
+    config: pytest.Config, task: TaskSpec, gpus: tuple[str, ...]
+) -> SandboxMaker:
+    """Makes the sandbox of a fresh workspace through the hook, as for a trial."""
+
+    def scripts(workspace: Workspace, seed: int) -> Sandbox:
+        sandbox: Sandbox = config.hook.pytest_mlab_make_sandbox(
+            config=config, task=task, workspace=workspace, gpus=gpus, seed=seed)
+        return sandbox
+
+    def scoring(workspace: Workspace, seed: int) -> ScoringSandbox:
+        return _scoring(config, task, workspace, gpus, seed)
+
+    return SandboxMaker(scripts, scoring)
 
 
 @pytest.fixture(scope="session")
@@ -108,16 +128,9 @@ def mlab_baseline(
     if settings.record_baseline is not None:
         return None
     if task.manifest.baseline.kind == "per-machine":
-        def make(workspace: Workspace) -> Sandbox:
-            sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
-                config=pytestconfig, task=task, workspace=workspace, gpus=mlab_gpu)
-            return sandbox
-
-        def scoring(workspace: Workspace) -> ScoringSandbox:
-            return _scoring(pytestconfig, task, workspace, mlab_gpu)
-
+        make = sandbox_maker(pytestconfig, task, mlab_gpu)
         return measured_baseline(task, settings.cache_dir, settings.run_id,
-                                 lambda: measure_starter(task, mlab_data, make, scoring))
+                                 lambda seed: measure_starter(task, mlab_data, make, seed))
     try:
         record = read_record(task)
     except TaskFormatError as exc:
@@ -152,12 +165,13 @@ def mlab_workspace(
 
 @pytest.fixture
 def mlab_sandbox(
-    pytestconfig: pytest.Config, mlab_task: TaskSpec, mlab_workspace: Workspace,
+    pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec, mlab_workspace: Workspace,
     mlab_gpu: tuple[str, ...],
 ) -> Iterator[Sandbox]:
     """Where the trial's scripts run (the pytest_mlab_make_sandbox hook makes it)."""
     sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
-        config=pytestconfig, task=mlab_task, workspace=mlab_workspace, gpus=mlab_gpu
+        config=pytestconfig, task=mlab_trial_spec.task, workspace=mlab_workspace,
+        gpus=mlab_gpu, seed=mlab_trial_spec.mlab_seed,
     )
     try:
         yield sandbox
@@ -233,7 +247,8 @@ def mlab_result(
         show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
                               "show", None),
         action_options=settings.action_options,
-        scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu),
+        scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu,
+                         mlab_trial_spec.mlab_seed),
     ))
     request.node.stash[RESULT_KEY] = result
     if result.outcome == "error":

@@ -143,6 +143,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
     config.pluginmanager.register(TrialRecords(), "mlab-records")
+    if settings.validate:
+        from pytest_mlab.plugin import validate
+
+        config.pluginmanager.register(validate, "mlab-validate")
+        if workerinput is None:
+            config.pluginmanager.register(validate.ValidationWriter(config),
+                                          "mlab-validation-writer")
     if config.pluginmanager.hasplugin("timeout"):
         from pytest_mlab.plugin.timeouts import TrialTimeouts
 

@@ -70,6 +70,10 @@ def _run_options(option: _Group) -> None:
     option("--mlab-keep-workspaces", "mlab_keep_workspaces", "Which trials' workspaces to "
            "keep. Default: failed.", type=parsers.choice(RETENTIONS),
            metavar="all|failed|none", ini="all, failed or none")
+    option("--mlab-validate", "mlab_validate", "Instead of trials, check each task: the "
+           "starter over 5 seeds (recorded as its baseline), the bar at least 5 sd above it, "
+           "the solution passing 3 of 3, the null submission and every heuristic failing; "
+           "writes the suite's validation.json and README table.", action="store_true")
     option("--mlab-record-baseline", "mlab_record_baseline", "Run the baseline agent N times "
            "per task and write each task's baseline.json.", type=parsers.positive_int,
            metavar="N")

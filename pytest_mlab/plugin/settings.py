@@ -37,6 +37,8 @@ class Settings:
     keep_workspaces: Retention
     record_baseline: int | None
     run_id: str
+    validate: bool = False
+    """--mlab-validate: check tasks instead of running trials."""
     sandbox: str = "local"
     isolation: str = "auto"
     """As asked for; the local sandbox probes what works at its first use."""
@@ -119,6 +121,7 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         keep_workspaces=resolve(config, "mlab_keep_workspaces", None,
                                 parsers.choice(RETENTIONS), "failed"),
         record_baseline=config.getoption("mlab_record_baseline"),
+        validate=bool(config.getoption("mlab_validate")),
         run_id=run_id,
         sandbox=resolve(config, "mlab_sandbox", "MLAB_SANDBOX", str, "local"),
         isolation=_isolation(config),

@@ -4,7 +4,6 @@ machine (run times), or recorded into baseline.json from a run of the baseline a
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,33 +16,18 @@ from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskSpec, load_task
 from pytest_mlab.env.agent import AgentContext
 from pytest_mlab.env.data import PreparedData
-from pytest_mlab.env.workspace import Workspace, provision_workspace
-from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.agents import load_agent
-from pytest_mlab.trial.run import TrialParts, run_trial
-from pytest_mlab.trial.scoring import ScoringSandbox
-from pytest_mlab.trial.spec import Overrides, TrialSpec
+from pytest_mlab.trial.fresh import SandboxMaker, run_fresh
+from pytest_mlab.trial.spec import TrialSpec
 
 
 def measure_starter(
-    task: TaskSpec, data: PreparedData, make_sandbox: Callable[[Workspace], Sandbox],
-    scoring: Callable[[Workspace], ScoringSandbox] | None = None,
+    task: TaskSpec, data: PreparedData, make_sandbox: SandboxMaker, seed: int
 ) -> float:
     """Score the unmodified starter, run by the baseline agent, through the trial path."""
-    spec = TrialSpec(task, "baseline", None, 0)
-    with tempfile.TemporaryDirectory(prefix=f"mlab-baseline-{task.name}-") as tmp:
-        workspace = provision_workspace(task, data, Path(tmp) / "workspace")
-        sandbox = make_sandbox(workspace)
-        try:
-            result = run_trial(TrialParts(
-                nodeid=f"{task.name} (baseline measurement)", spec=spec, data=data,
-                baseline=None, workspace=workspace, sandbox=sandbox,
-                agent=load_agent("baseline")(AgentContext(task=task.name, llm=None)),
-                limits=task.manifest.limits, threshold=Overrides().threshold_for(task),
-                keep_workspace="none", scoring=scoring(workspace) if scoring else None,
-            ))
-        finally:
-            sandbox.close()
+    agent = load_agent("baseline")(AgentContext(task=task.name, llm=None))
+    spec = TrialSpec(task, "baseline", None, seed, seed=seed)
+    result = run_fresh(task, data, agent, spec, make_sandbox)
     if result.score is None:
         raise InfrastructureError(
             f"{task.name}: the unmodified starter has no valid score: {result.message}"
@@ -52,9 +36,10 @@ def measure_starter(
 
 
 def measured_baseline(
-    task: TaskSpec, cache_dir: Path, run_id: str, measure_once: Callable[[], float]
+    task: TaskSpec, cache_dir: Path, run_id: str, measure_once: Callable[[int], float]
 ) -> Baseline:
-    """Measure once per session and machine; xdist workers share the result."""
+    """Measure once per session and machine, one run per seed 0, 1, ...; xdist workers
+    share the result."""
     folder = cache_dir / "baselines"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{task.name}-{task.content_hash()}-{machine_id()}-{run_id}.json"
@@ -62,7 +47,7 @@ def measured_baseline(
         if path.exists():
             scores = json.loads(path.read_text(encoding="utf-8"))["scores"]
         else:
-            scores = [measure_once() for _ in range(task.manifest.baseline.runs)]
+            scores = [measure_once(seed) for seed in range(task.manifest.baseline.runs)]
             path.write_text(json.dumps({"scores": scores}), encoding="utf-8")
     mean, sd = summarize(scores)
     return Baseline(mean, sd, len(scores), "measured")

@@ -12,11 +12,12 @@ LIMITS = ("step limit", "time limit", "LLM budget")
 
 
 def blank_result(nodeid: str, spec: TrialSpec, threshold: float, outcome: Outcome) -> TrialResult:
-    metric = spec.task.manifest.metric
+    manifest = spec.task.manifest
     return TrialResult(
         nodeid=nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm, trial=spec.trial,
-        metric=metric.name, direction=metric.direction, outcome=outcome, success=False,
-        threshold=threshold,
+        metric=manifest.metric.name, direction=manifest.metric.direction, outcome=outcome,
+        success=False, threshold=threshold, seed=spec.mlab_seed,
+        analogue_of=manifest.mirrors or None,
     )
 
 

@@ -12,7 +12,7 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
-    isolation: str, image: str, run_id: str,
+    isolation: str, image: str, run_id: str, seed: int,
 ) -> SandboxSpec:
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
@@ -23,6 +23,6 @@ def sandbox_spec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus,
         # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
-        environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus)},
+        environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus), "MLAB_SEED": str(seed)},
         run_id=run_id, isolation=isolation, image=image,
     )

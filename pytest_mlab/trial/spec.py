@@ -9,6 +9,9 @@ if TYPE_CHECKING:  # kept out of the plugin's start-up: the task model needs pyd
     from pytest_mlab.core.task import TaskSpec, TrialLimits
 
 DEFAULT_THRESHOLD = 0.10
+TRIAL_SEEDS = 1000
+"""Trial k runs with MLAB_SEED = 1000 + k; baselines are measured with seeds 0, 1, ...,
+so that no trial replays a baseline's run."""
 Retention = Literal["all", "failed", "none"]
 """Which trials' workspaces are kept after the run."""
 RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
@@ -22,6 +25,12 @@ class TrialSpec:
     agent: str
     llm: str | None
     trial: int
+    seed: int | None = None
+    """MLAB_SEED of the trial; None: ``TRIAL_SEEDS + trial``."""
+
+    @property
+    def mlab_seed(self) -> int:
+        return self.seed if self.seed is not None else TRIAL_SEEDS + self.trial
 
     @property
     def name(self) -> str:
