@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_mlab.cli.task_table import README, render
+from pytest_mlab.report.task_table import README, render
 
 LITE = Path(__file__).parent.parent / "tasks" / "lite"
 

@@ -68,9 +68,9 @@ class ValidationWriter:
                 self.checks[manifest] = json.loads(str(value))
 
     def pytest_sessionfinish(self) -> None:
-        from pytest_mlab.cli.task_table import write_suite
         from pytest_mlab.core.baseline import write_record
         from pytest_mlab.core.task import load_task
+        from pytest_mlab.report.task_table import write_suite
 
         suites: dict[Path, dict[str, dict[str, Any]]] = {}
         for manifest, check in sorted(self.checks.items()):
