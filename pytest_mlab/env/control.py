@@ -19,4 +19,4 @@ class TrialControl:
         self.stopped = TrialStopped(reason, error_class)
         interrupt = getattr(self.sandbox, "interrupt", None)
         if interrupt is not None:
-            interrupt()
+            interrupt(reason)

@@ -76,6 +76,7 @@ class DockerSandbox:
         self.environment = (sandbox_environ(os.environ, spec.environment, home="/tmp")
                             | CONTAINER_ENV)
         self.limits = limits
+        self._interrupted: str | None = None
         self.quota = DiskQuota(workspace, limits.disk_bytes)
         volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
         for rel in spec.protected:
@@ -180,6 +181,8 @@ class DockerSandbox:
         counted ``before`` (memory kills, refused forks) broke a limit of the trial."""
 
         def broken() -> str | None:
+            if self._interrupted is not None:
+                return self._interrupted
             return broken_limit(self.limits, before, self._events()) or self.quota()
 
         return broken
@@ -198,6 +201,12 @@ class DockerSandbox:
                 *(f"{group}/pids.events" for group in v2))
         return (max(event_count(_read(path), "oom_kill") for path in memory),
                 max(event_count(_read(path), "max") for path in pids))
+
+    def interrupt(self, reason: str) -> None:
+        """Stop the running script, and any later one within a second (another thread
+        calls this: the trial's timeout)."""
+        self._interrupted = reason
+        self._kill_leftovers()
 
     def _kill_leftovers(self) -> None:
         """Every process but the keeper (the container's first process) goes."""

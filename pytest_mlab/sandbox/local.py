@@ -47,6 +47,7 @@ class LocalSandbox:
         self._release = weakref.finalize(self, self.cgroup.close) if self.cgroup else None
         self.quota = DiskQuota(self.workspace, self.limits.disk_bytes)
         self._events = self.cgroup.events() if self.cgroup else (0, 0)
+        self._interrupted: str | None = None
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         if self.isolation == "bwrap":
@@ -59,6 +60,8 @@ class LocalSandbox:
 
     def _broken_limit(self) -> str | None:
         """The trial limit the running script broke, in words, if any."""
+        if self._interrupted is not None:
+            return self._interrupted
         if self.cgroup is not None:
             before, self._events = self._events, self.cgroup.events()
             if (broken := broken_limit(self.limits, before, self._events)) is not None:
@@ -68,6 +71,12 @@ class LocalSandbox:
     def _kill_rest(self) -> None:
         if self.cgroup is not None:
             self.cgroup.kill_all()
+
+    def interrupt(self, reason: str) -> None:
+        """Stop the running script, and any later one within a second (another thread
+        calls this: the trial's timeout)."""
+        self._interrupted = reason
+        self._kill_rest()
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
         result = run_captured(

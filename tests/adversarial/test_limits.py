@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import SandboxFactory, docker_engine, run_script
+from conftest import SandboxFactory, docker_engine, processes_with, run_script
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.environment import Environment
@@ -189,3 +192,21 @@ def test_the_harness_survives_an_attacking_trial_and_leaves_no_container(
         left = docker.from_env().containers.list(
             all=True, filters={"label": f"pytest-mlab.run={run_id}"})
         assert left == []
+
+
+def test_a_stopped_trial_ends_its_running_script_and_its_children(env: Environment) -> None:
+    marker = f"stopped-{uuid.uuid4().hex}"
+    code = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', {marker!r}])\n"
+        "print('started', flush=True)\ntime.sleep(120)\n"
+    )
+    stop = threading.Timer(2, env.control.stop, ("the test stopped the trial", "Timeout"))
+    stop.start()
+    started = time.monotonic()
+    observation = run_script(env, code)
+    stop.join()
+    # The script would sleep 120 s; the stop ends it (and its child) within seconds.
+    assert time.monotonic() - started < 60
+    assert "The script was stopped: the test stopped the trial." in observation, observation
+    assert processes_with(marker) == []
