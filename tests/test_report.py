@@ -18,9 +18,12 @@ from pytest_mlab.analysis.stats import wilson
 from pytest_mlab.core.results import RunInfo, RunResults, StepScore, TrialResult, UnreadableResults
 from pytest_mlab.core.trace import Step, Trace
 from pytest_mlab.report import format as fmt
+from pytest_mlab.report.figures import success_figure
 from pytest_mlab.report.html import render, write_report
+from pytest_mlab.report.markdown import results_table
 from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.report.rows import Row
+from pytest_mlab.report.terminal import summary_lines
 
 # Newcombe (1998), Statistics in Medicine 17:857, method 3, and the closed forms
 # n/(n+z^2) and z^2/(n+z^2) at all and no successes (z = 1.959964).
@@ -367,3 +370,20 @@ def test_live_progress_at_verbose_shows_each_running_trial(
         ], consecutive=False)
     quiet = pytester.runpytest("tasks", "--agent=scripted_agents:SlowAgent", *mlab_args)
     assert "[mlab]" not in quiet.stdout.str()
+
+
+def test_analogue_tasks_are_marked_wherever_their_numbers_are_shown(tmp_path: Path) -> None:
+    lite = _trial("lite", task="titanic", analogue_of="spaceship-titanic")
+    original = _trial("original", nodeid="tasks/o/task.toml::o[x]", task="o")
+    model = build_report(RunResults(run=_run_info(), results=[lite, original]), tmp_path)
+    html = render(model)
+    note = "≈: an offline analogue of the MLAgentBench task named after it"
+    assert "titanic ≈ spaceship-titanic" in html and note in html
+    terminal = summary_lines(model.rows)
+    assert any(line.startswith("titanic ≈ spaceship-titanic ") for line in terminal)
+    assert any(line.startswith("o ") for line in terminal) and terminal[-1].startswith(note)
+    assert "| titanic ≈ spaceship-titanic |" in "\n".join(results_table([lite, original]))
+    assert success_figure(model.rows).groups == ("o", "titanic ≈ spaceship-titanic")
+    # A run of original tasks only carries no mark and no note.
+    plain = build_report(RunResults(run=_run_info(), results=[original]), tmp_path)
+    assert plain.analogue_note is None and "≈" not in render(plain)

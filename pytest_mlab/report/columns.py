@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pytest_mlab.report import format as fmt
-from pytest_mlab.report.rows import Row
+from pytest_mlab.report.rows import Row, task_label
 
 View = Literal["html", "terminal", "markdown"]
 _ALL: frozenset[View] = frozenset({"html", "terminal", "markdown"})
@@ -27,7 +27,7 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("task", lambda r: r.task, text=True),
+    Column("task", task_label, text=True),
     Column("agent", lambda r: r.agent, text=True),
     Column("llm", lambda r: r.llm or fmt.DASH, text=True),
     Column("success", lambda r: f"{r.passed}/{r.ran}", lambda r: r.success_rate),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pytest_mlab.report.format import interval, percent
-from pytest_mlab.report.rows import Row
+from pytest_mlab.report.rows import Row, task_label
 
 
 @dataclass(frozen=True)
@@ -37,25 +37,25 @@ class Figure:
 
 def success_figure(rows: Sequence[Row]) -> Figure:
     bars = {
-        (row.task, row.label): Bar(
+        (task_label(row), row.label): Bar(
             row.success_rate, row.success_low, row.success_high,
-            text=f"{row.task}, {row.label}: {row.passed}/{row.ran} succeeded, "
+            text=f"{task_label(row)}, {row.label}: {row.passed}/{row.ran} succeeded, "
                  f"95% CI {interval(row.success_low, row.success_high)}",
         )
         for row in rows if row.success_rate is not None
     }
     return Figure(
         "success", "Success rate per task (95% Wilson interval)", "success rate",
-        tuple(sorted({row.task for row in rows})), tuple(sorted({row.label for row in rows})),
-        bars, fixed=(0.0, 1.0),
+        tuple(sorted({task_label(row) for row in rows})),
+        tuple(sorted({row.label for row in rows})), bars, fixed=(0.0, 1.0),
     )
 
 
 def improvement_figure(rows: Sequence[Row]) -> Figure:
     bars = {
-        (row.task, row.label): Bar(
+        (task_label(row), row.label): Bar(
             row.mean_improvement, points=tuple(row.improvements),
-            text=f"{row.task}, {row.label}: mean improvement "
+            text=f"{task_label(row)}, {row.label}: mean improvement "
                  f"{percent(row.mean_improvement, signed=True)} over {len(row.improvements)} "
                  f"valid submissions",
         )
@@ -63,7 +63,7 @@ def improvement_figure(rows: Sequence[Row]) -> Figure:
     }
     return Figure(
         "improvement", "Improvement over the baseline, valid submissions (dots: trials)",
-        "improvement", tuple(sorted({row.task for row in rows})),
+        "improvement", tuple(sorted({task_label(row) for row in rows})),
         tuple(sorted({row.label for row in rows})), bars,
     )
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report.columns import columns, table
-from pytest_mlab.report.rows import rows_of
+from pytest_mlab.report.rows import analogue_note, rows_of
 
 
 def _cell(text: str) -> str:
@@ -20,9 +20,12 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def results_table(results: Sequence[TrialResult]) -> list[str]:
-    header, *body = table(rows_of(results), "markdown")
+    rows = rows_of(results)
+    header, *body = table(rows, "markdown")
     align = "|".join("---" if c.text else "---:" for c in columns("markdown"))
-    return [_row(header), f"|{align}|", *(_row(cells) for cells in body)]
+    note = analogue_note(rows)
+    return [_row(header), f"|{align}|", *(_row(cells) for cells in body),
+            *(["", note] if note else [])]
 
 
 def comparison_table(report: GateReport) -> list[str]:

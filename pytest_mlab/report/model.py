@@ -14,7 +14,7 @@ from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.text import clip
-from pytest_mlab.report.rows import Row, label, rows_of
+from pytest_mlab.report.rows import Row, analogue_note, label, rows_of
 from pytest_mlab.report.steps import TraceView, trace_view
 
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
@@ -46,6 +46,8 @@ class TrialView(BaseModel):
 class ReportModel(BaseModel):
     header: Header
     rows: list[Row]
+    analogue_note: str | None = None
+    """What the mark on analogue tasks means, when the table holds any."""
     tasks: list[str]
     labels: list[str]
     """Agent (with LLM) labels in the order charts and tables use."""
@@ -97,6 +99,7 @@ def build_report(
         for n, r in enumerate(records)
     ]
     return ReportModel(
-        header=header, rows=rows, tasks=sorted({r.task for r in records}),
+        header=header, rows=rows, analogue_note=analogue_note(rows),
+        tasks=sorted({r.task for r in records}),
         labels=sorted({row.label for row in rows}), trials=trials, comparison=comparison,
     )

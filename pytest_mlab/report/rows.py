@@ -17,6 +17,8 @@ class Row(BaseModel):
     harness's, not the agent's, so they are counted apart. Means are over trials that ran."""
 
     task: str
+    analogue_of: str | None = None
+    """The MLAgentBench task this one stands in for (a lite task), else None."""
     agent: str
     llm: str | None
     label: str
@@ -45,6 +47,19 @@ def label(agent: str, llm: str | None) -> str:
     return f"{agent}/{llm}" if llm else agent
 
 
+def task_label(row: Row) -> str:
+    """The task, marked when it is an analogue: ``titanic ≈ spaceship-titanic``."""
+    return f"{row.task} ≈ {row.analogue_of}" if row.analogue_of else row.task
+
+
+def analogue_note(rows: Sequence[Row]) -> str | None:
+    """What the mark means, when a table holds analogues."""
+    if not any(row.analogue_of for row in rows):
+        return None
+    return ("≈: an offline analogue of the MLAgentBench task named after it; its numbers "
+            "are this suite's, not comparable with the paper's.")
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
@@ -56,7 +71,8 @@ def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Ro
     improvements = [r.improvement for r in valid if r.improvement is not None]
     low, high = wilson(passed, len(ran)) if ran else (None, None)
     return Row(
-        task=task, agent=agent, llm=llm, label=label(agent, llm), trials=len(group),
+        task=task, analogue_of=next((r.analogue_of for r in group if r.analogue_of), None),
+        agent=agent, llm=llm, label=label(agent, llm), trials=len(group),
         ran=len(ran), passed=passed,
         errors=sum(r.outcome == "error" for r in group),
         skipped=sum(r.outcome == "skipped" for r in group),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.text import aligned
 from pytest_mlab.report.columns import table
-from pytest_mlab.report.rows import Row
+from pytest_mlab.report.rows import Row, analogue_note
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunInfo
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def summary_lines(rows: Sequence[Row]) -> list[str]:
     """One line per row of the report (rates over trials that ran; means per trial that ran)."""
-    return aligned(table(list(rows), "terminal"))
+    note = analogue_note(rows)
+    return aligned(table(list(rows), "terminal")) + ([note] if note else [])
 
 
 def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
