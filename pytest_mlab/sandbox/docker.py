@@ -37,6 +37,8 @@ CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG":
 KEEPER = ["/bin/sh", "-c", "while :; do sleep 1; done"]
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
+_KILL_SECONDS = 10.0
+"""How long the leftovers of a script may take to go."""
 
 
 def _client() -> Any:
@@ -209,9 +211,25 @@ class DockerSandbox:
         self._kill_leftovers()
 
     def _kill_leftovers(self) -> None:
-        """Every process but the keeper (the container's first process) goes."""
-        with contextlib.suppress(Exception):
-            self.container.exec_run(["kill", "-9", "-1"])
+        """Every process but the keeper (the container's first process) goes. After a
+        flood the kill itself may find no free process slot, so it is tried again until
+        only the keeper is left (with the sleep it may be running)."""
+        deadline = time.monotonic() + _KILL_SECONDS
+        while True:
+            with contextlib.suppress(Exception):
+                self.container.exec_run(["kill", "-9", "-1"])
+            if self._processes() <= 2 or time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
+
+    def _processes(self) -> int:
+        """How many processes the container holds now; 0 where its cgroup is unreadable."""
+        cid = self.container.id
+        paths = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.current",
+                 f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/pids.current",
+                 f"/sys/fs/cgroup/docker/{cid}/pids.current")
+        counts = [_read(path).strip() for path in paths]
+        return max((int(c) for c in counts if c.isdigit()), default=0)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
