@@ -51,6 +51,9 @@ class Overlay(BaseModel):
     tools: tuple[str, ...] = Field(default=(), description="Commands prepare.py runs.")
     requirements: tuple[str, ...] = Field(default=(), description="Python modules needed.")
     install: str = Field(default="", description="The pip command that installs them.")
+    versions: dict[str, str] = Field(
+        default_factory=dict, description="Distribution -> version specifier the original "
+        "code needs, e.g. numpy = '<2.4'.")
     eval_sound: bool
     eval_note: str = ""
     scorer: str = Field(default="", description="A replacement scorer in scorers/.")

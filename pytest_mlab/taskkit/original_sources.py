@@ -11,6 +11,7 @@ import importlib.util
 import os
 import shutil
 import socket
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -38,6 +39,21 @@ def _url(source: str) -> str:
     return rest
 
 
+def _wrong_versions(overlay: Overlay) -> list[str]:
+    from packaging.specifiers import SpecifierSet
+
+    wrong = []
+    for dist, wanted in overlay.versions.items():
+        try:
+            have = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue  # a missing module is named by the requirements
+        if have not in SpecifierSet(wanted):
+            wrong.append(f"{dist}{wanted}, as the original code fails on {dist} {have} "
+                         f"(pip install '{dist}{wanted}')")
+    return wrong
+
+
 def missing_pieces(overlay: Overlay, accept_rules: bool) -> list[str]:
     """What this machine lacks to prepare the task, each with its fix; empty if nothing."""
     missing = []
@@ -45,6 +61,7 @@ def missing_pieces(overlay: Overlay, accept_rules: bool) -> list[str]:
     if modules:
         fix = overlay.install or f"pip install {' '.join(modules)}"
         missing.append(f"the Python modules {', '.join(modules)} ({fix})")
+    missing += _wrong_versions(overlay)
     missing += [f"the {tool} command" for tool in overlay.tools if shutil.which(tool) is None]
     competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
     if competitions and shutil.which("kaggle") is None:
