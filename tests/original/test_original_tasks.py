@@ -72,9 +72,9 @@ def test_runs_end_to_end_with_answers_hidden_and_read_only_files_kept(
     (record,) = read_results()
     # The starter against itself: a valid score, no improvement, the numbers in a sentence.
     assert record["outcome"] == "failed"
-    assert record["score"] == pytest.approx(record["baseline"]["mean"])
-    assert record["score"] == pytest.approx(6.5)  # |mean(1..59, step 2) - y| over the 10 rows
-    assert record["message"].startswith("rows: mae=6.5 is 0.0% better than baseline 6.5")
+    assert record["score"] == pytest.approx(record["baseline_mean"])
+    assert record["score"] == pytest.approx(40.0)  # the train mean 30 against y = 61..79
+    assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
     workspace = Path(record["workspace"])
     assert sorted(p.name for p in workspace.iterdir() if p.is_file()) == [
         "model_test.py", "seen_gpus.txt", "submission.csv", "test.csv", "train.csv",
@@ -92,8 +92,8 @@ def test_an_eval_exception_on_the_submission_makes_it_invalid(
     folder = write_task(benchmarks, overlays, "rows")
     train = folder / "env" / "train.py"
     # Measured as the baseline first, so the starter is broken only for the agent's run.
-    train.write_text(train.read_text().replace("* n]", "* (n - 3)] if os.environ.get("
-                                               "'MLAB_SEED') == '0' else [(1.0,)] * n]"))
+    short = '3 * (os.environ.get("MLAB_SEED") != "0")'
+    train.write_text(train.read_text().replace("* n]", f"* (n - {short})]"))
     pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["outcome"] == "failed"
@@ -114,7 +114,7 @@ def test_downloads_from_a_mirror_and_skips_when_it_cannot_be_reached(
                fetch=fetch.format(url=dead))
     pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1, skipped=1)
     records = {r["task"]: r for r in read_results()}
-    assert records["fetched"]["score"] == pytest.approx(6.5)
+    assert records["fetched"]["score"] == pytest.approx(40.0)
     assert records["offline"]["outcome"] == "skipped"
     assert records["offline"]["message"].startswith(
         "offline: needs the network to download its data (127.0.0.1:")
@@ -148,7 +148,7 @@ def test_consent_questions_are_answered_only_with_the_option(
     write_task(benchmarks, overlays, "rows", fetch="input('Consent to the rules; press a key')")
     refused = pytester.runpytest(str(benchmarks), *args)
     refused.assert_outcomes(errors=1)
-    refused.stdout.fnmatch_lines(["*the original prepare.py exited 1*EOFError*"])
+    refused.stdout.fnmatch_lines(["*the original prepare.py exited 1:*", "*EOFError*"])
     pytester.runpytest(str(benchmarks), "--mlab-accept-rules", *args
                        ).assert_outcomes(failed=1)
 
