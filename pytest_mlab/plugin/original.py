@@ -67,4 +67,4 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTa
         return None
     from pytest_mlab.plugin.original_collect import OriginalTaskFile
 
-    return OriginalTaskFile.from_parent(parent, path=file_path)
+    return OriginalTaskFile.from_parent(parent, path=file_path, overlays=overlays)
