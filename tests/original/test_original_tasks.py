@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_docker import FakeDocker
 from original_folders import write_task
+
+from pytest_mlab.sandbox import docker as docker_sandbox
 
 
 @pytest.fixture
@@ -153,7 +156,7 @@ def test_consent_questions_are_answered_only_with_the_option(
                        ).assert_outcomes(failed=1)
 
 
-def test_a_gpu_task_leases_a_device_and_passes_it_to_the_scripts(
+def test_a_gpu_task_says_it_needs_a_gpu_then_the_docker_sandbox(
     pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
     read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
@@ -163,10 +166,41 @@ def test_a_gpu_task_leases_a_device_and_passes_it_to_the_scripts(
     (record,) = read_results()
     assert record["message"] == ("rows needs 1 GPU, this machine has no GPU (set --mlab-gpus "
                                  "or CUDA_VISIBLE_DEVICES)")
-    pytester.runpytest(str(benchmarks), "--mlab-gpus=7", "--mlab-keep-workspaces=all", *args
+    # A GPU here, but the local sandbox: the item says so instead of running elsewhere.
+    pytester.runpytest(str(benchmarks), "--mlab-gpus=7", *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == (
+        "rows runs its GPU scripts in the docker sandbox only, with the leased GPU passed in, "
+        "not in the local sandbox (pass --mlab-sandbox=docker "
+        "--mlab-docker-image=pytest-mlab-mlagentbench-gpu after docker build -t "
+        "pytest-mlab-mlagentbench-gpu docker/mlagentbench-gpu)")
+
+
+def test_a_gpu_task_gets_its_leased_device_from_the_docker_sandbox(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows", gpus=1)
+    engine = FakeDocker()
+    monkeypatch.setattr(docker_sandbox, "_client", lambda: engine)
+    pytester.runpytest(str(benchmarks), "--mlab-gpus=3,7", "--mlab-sandbox=docker",
+                       "--mlab-docker-image=gpu-image", "--mlab-keep-workspaces=all", *args
                        ).assert_outcomes(failed=1)
     (record,) = read_results()
-    assert (Path(record["workspace"]) / "seen_gpus.txt").read_text() == "7"
+    assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
+    # The starter wrote the CUDA_VISIBLE_DEVICES it saw inside the container.
+    assert (Path(record["workspace"]) / "seen_gpus.txt").read_text() == "3"
+    # The baseline's container and the trial's: each asked the engine for the leased GPU
+    # alone, no network, from the image named, and each was removed.
+    assert len(engine.containers.started) == 2
+    for container in engine.containers.started:
+        run = container.kwargs
+        (request,) = run["device_requests"]
+        assert (request["DeviceIDs"], request["Capabilities"]) == (["3"], [["gpu"]])
+        assert run["environment"]["CUDA_VISIBLE_DEVICES"] == "3"
+        assert run["network_mode"] == "none"
+        assert (container.image, container.removed) == ("gpu-image", True)
 
 
 def test_a_bad_overlay_is_a_collection_error_naming_the_key(
