@@ -12,7 +12,9 @@ generated scripts (the *shims*) that hand the folder and the overlay to
 from __future__ import annotations
 
 import hashlib
+import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +37,10 @@ PROBLEM = Path("scripts") / "research_problem.txt"
 READ_ONLY = Path("scripts") / "read_only_files.txt"
 SCORERS = "scorers"
 """The folder beside the overlays that holds replacement scorers."""
+HF_CACHE = "hf-cache"
+"""An entry of an overlay's ``hide``: every folder Hugging Face libraries cache into here."""
+_HF_CACHE_VARIABLES = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE",
+                       "TRANSFORMERS_CACHE")
 
 
 class Overlay(BaseModel):
@@ -64,7 +70,9 @@ class Overlay(BaseModel):
         "runs, for paths the original's prepare.py expects but its layout lacks.")
     differs: str = ""
     submission: tuple[str, ...] = ("submission.csv",)
-    hide: tuple[str, ...] = ()
+    hide: tuple[str, ...] = Field(
+        default=(), description=f"As task.toml's hide, and {HF_CACHE!r}: the Hugging Face "
+        "caches, for an eval.py that loads its labels through them.")
     threshold: float | None = Field(default=None, gt=0)
     metric: Metric
     limits: TrialLimits = TrialLimits()
@@ -81,6 +89,21 @@ def read_overlay(path: Path) -> Overlay:
         raise TaskFormatError(f"{path}: not valid TOML: {exc}") from None
     except ValidationError as exc:
         raise TaskFormatError(f"{path}: {_describe(exc)}") from None
+
+
+def huggingface_caches(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The folders Hugging Face's hub, datasets and transformers download into here."""
+    cache_home = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folders = [Path(environ.get("HF_HOME") or cache_home / "huggingface")]
+    folders += [Path(environ[name]) for name in _HF_CACHE_VARIABLES if environ.get(name)]
+    return tuple(dict.fromkeys(str(folder.expanduser().resolve()) for folder in folders))
+
+
+def _hidden(overlay: Overlay) -> tuple[str, ...]:
+    hide: list[str] = []
+    for entry in overlay.hide:
+        hide += huggingface_caches(os.environ) if entry == HF_CACHE else [entry]
+    return tuple(dict.fromkeys(hide))
 
 
 def is_original_folder(folder: Path) -> bool:
@@ -178,7 +201,7 @@ def load_original(
     manifest = TaskManifest(
         name=overlay.name, mirrors=folder.name, differs=overlay.differs,
         data_source=overlay.data_source, research_problem=problem, entry=overlay.entry,
-        downloads=bool(overlay.sources), read_only=_read_only(folder), hide=overlay.hide,
+        downloads=bool(overlay.sources), read_only=_read_only(folder), hide=_hidden(overlay),
         submission=overlay.submission, threshold=overlay.threshold, metric=overlay.metric,
         limits=overlay.limits, resources=overlay.resources, baseline=overlay.baseline,
     )
