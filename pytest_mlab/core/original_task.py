@@ -12,10 +12,12 @@ generated scripts (the *shims*) that hand the folder and the overlay to
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -99,6 +101,32 @@ def huggingface_caches(environ: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(folder.expanduser().resolve()) for folder in folders))
 
 
+def _wrong_versions(overlay: Overlay) -> list[str]:
+    from packaging.specifiers import SpecifierSet
+
+    wrong = []
+    for dist, wanted in overlay.versions.items():
+        try:
+            have = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue  # a missing module is named by the requirements
+        if have not in SpecifierSet(wanted):
+            wrong.append(f"{dist}{wanted}, as the original code fails on {dist} {have} "
+                         f"(pip install '{dist}{wanted}')")
+    return wrong
+
+
+def missing_modules(overlay: Overlay) -> list[str]:
+    """The modules, or their versions, the task's code needs and this interpreter lacks,
+    each with its fix; what runs the starter and eval.py, prepared or not."""
+    missing = []
+    modules = [m for m in overlay.requirements if importlib.util.find_spec(m) is None]
+    if modules:
+        fix = overlay.install or f"pip install {' '.join(modules)}"
+        missing.append(f"the Python modules {', '.join(modules)} ({fix})")
+    return missing + _wrong_versions(overlay)
+
+
 def _hidden(overlay: Overlay) -> tuple[str, ...]:
     hide: list[str] = []
     for entry in overlay.hide:
@@ -134,6 +162,12 @@ class OriginalTask(TaskSpec):
     @property
     def score_script(self) -> Path:
         return self.shims / "score.py"
+
+    def unmet_requirements(self) -> str | None:
+        """Why this machine cannot run the task's code now, or None: checked before each
+        trial, as a module may have gone since the data was prepared."""
+        missing = missing_modules(read_overlay(self.overlay_path))
+        return f"{self.name}: needs {'; '.join(missing)}" if missing else None
 
     @property
     def baseline_record(self) -> Path:

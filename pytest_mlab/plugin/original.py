@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_mlab.plugin.keys import TRIAL_KEY
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
@@ -68,3 +69,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTa
     from pytest_mlab.plugin.original_collect import OriginalTaskFile
 
     return OriginalTaskFile.from_parent(parent, path=file_path, overlays=overlays)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """An original task whose modules went missing after its data was prepared skips with
+    the sentence the preparation would give, instead of erroring in its scripts."""
+    spec = item.stash.get(TRIAL_KEY, None)
+    if spec is None or not _is_original(spec.task.root):
+        return
+    from pytest_mlab.core.original_task import OriginalTask
+
+    if isinstance(spec.task, OriginalTask) and (reason := spec.task.unmet_requirements()):
+        pytest.skip(reason)

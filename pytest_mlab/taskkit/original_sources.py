@@ -7,16 +7,14 @@ them is skipped, not errored. The network is probed only once nothing else is mi
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import socket
-from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from pytest_mlab.core.errors import TaskUnavailable
-from pytest_mlab.core.original_task import Overlay
+from pytest_mlab.core.original_task import Overlay, missing_modules
 
 PROBE_SECONDS = 5.0
 KAGGLE_HOST = "https://www.kaggle.com"
@@ -39,29 +37,9 @@ def _url(source: str) -> str:
     return rest
 
 
-def _wrong_versions(overlay: Overlay) -> list[str]:
-    from packaging.specifiers import SpecifierSet
-
-    wrong = []
-    for dist, wanted in overlay.versions.items():
-        try:
-            have = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            continue  # a missing module is named by the requirements
-        if have not in SpecifierSet(wanted):
-            wrong.append(f"{dist}{wanted}, as the original code fails on {dist} {have} "
-                         f"(pip install '{dist}{wanted}')")
-    return wrong
-
-
 def missing_pieces(overlay: Overlay, accept_rules: bool) -> list[str]:
     """What this machine lacks to prepare the task, each with its fix; empty if nothing."""
-    missing = []
-    modules = [m for m in overlay.requirements if importlib.util.find_spec(m) is None]
-    if modules:
-        fix = overlay.install or f"pip install {' '.join(modules)}"
-        missing.append(f"the Python modules {', '.join(modules)} ({fix})")
-    missing += _wrong_versions(overlay)
+    missing = missing_modules(overlay)
     missing += [f"the {tool} command" for tool in overlay.tools if shutil.which(tool) is None]
     competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
     if competitions and shutil.which("kaggle") is None:

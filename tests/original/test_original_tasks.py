@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -210,3 +211,29 @@ def test_a_bad_overlay_is_a_collection_error_naming_the_key(
     write_task(benchmarks, overlays, "rows", extra='colour = "blue"')
     result = pytester.runpytest(str(benchmarks), "--collect-only", *args)
     result.stdout.fnmatch_lines(["*rows.toml: key 'colour': unknown key*"])
+
+
+def test_a_module_lost_after_preparing_skips_with_the_same_sentence(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows")
+    overlay = overlays / "rows.toml"
+    overlay.write_text(overlay.read_text().replace(
+        'requirements = ["numpy"]', 'requirements = ["numpy", "mlab_lost_module"]'))
+    module = pytester.path / "modules" / "mlab_lost_module.py"
+    module.parent.mkdir()
+    module.write_text("")
+    # Seen here and by the process that prepares the data.
+    pytester.syspathinsert(module.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(module.parent), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1)
+    (prepared,) = (pytester.path / "cache" / "data").glob("rows-*/.prepared")
+    module.unlink()
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == ("rows: needs the Python modules mlab_lost_module "
+                                 "(pip install mlab_lost_module)")
+    assert prepared.exists()  # the data stayed prepared: the check came before the trial
