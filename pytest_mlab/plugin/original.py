@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_mlab.plugin.keys import TRIAL_KEY
+from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
@@ -73,11 +73,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTa
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """An original task whose modules went missing after its data was prepared skips with
-    the sentence the preparation would give, instead of erroring in its scripts."""
+    the sentence the preparation would give, instead of erroring in its scripts (before
+    preparing, the preparation itself says so, with whatever else is missing)."""
     spec = item.stash.get(TRIAL_KEY, None)
     if spec is None or not _is_original(spec.task.root):
         return
     from pytest_mlab.core.original_task import OriginalTask
+    from pytest_mlab.env.data import is_prepared
 
-    if isinstance(spec.task, OriginalTask) and (reason := spec.task.unmet_requirements()):
+    task, cache_dir = spec.task, item.config.stash[SETTINGS_KEY].cache_dir
+    reason = task.unmet_requirements() if isinstance(task, OriginalTask) else None
+    if reason and is_prepared(task, cache_dir):
         pytest.skip(reason)

@@ -59,6 +59,9 @@ def test_collects_each_folder_with_an_overlay_and_none_of_its_code(
     ])
     result.stdout.fnmatch_lines(["*no-overlay: not collected, pytest-mlab has no overlay*"])
     assert "model_test" not in result.stdout.str()
+    # Listing runs nothing: no run is written, no trial counted as lost.
+    assert "results:" not in result.stdout.str()
+    assert "run incomplete" not in result.stdout.str()
     marked = pytester.runpytest(str(benchmarks), "--collect-only", "-q",
                                 "-m", "mlab_gpu and mlab_download", *args)
     marked.stdout.fnmatch_lines(["*sales[[]baseline-t0[]]", "*1/2 tests collected*"])
