@@ -14,7 +14,7 @@ from pytest_mlab.plugin.collect import TaskFile, TrialItem
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 
 GPU_IMAGE = "pytest-mlab-mlagentbench-gpu"
-"""The tag docker/mlagentbench-gpu/Dockerfile is built as, in what the skip tells."""
+"""The tag tasks/mlagentbench/gpu-image/Dockerfile is built as, in what the skip tells."""
 
 
 def docker_only(task: TaskSpec, sandbox: str, gpus: tuple[str, ...]) -> str | None:
@@ -27,7 +27,7 @@ def docker_only(task: TaskSpec, sandbox: str, gpus: tuple[str, ...]) -> str | No
     return (f"{task.name} runs its GPU scripts in the docker sandbox only, with the leased "
             f"GPU passed in, not in the {sandbox} sandbox (pass --mlab-sandbox=docker "
             f"--mlab-docker-image={GPU_IMAGE} after docker build -t {GPU_IMAGE} "
-            "docker/mlagentbench-gpu)")
+            "tasks/mlagentbench/gpu-image)")
 
 
 class OriginalTaskFile(TaskFile):

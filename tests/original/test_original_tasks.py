@@ -177,7 +177,7 @@ def test_a_gpu_task_says_it_needs_a_gpu_then_the_docker_sandbox(
         "rows runs its GPU scripts in the docker sandbox only, with the leased GPU passed in, "
         "not in the local sandbox (pass --mlab-sandbox=docker "
         "--mlab-docker-image=pytest-mlab-mlagentbench-gpu after docker build -t "
-        "pytest-mlab-mlagentbench-gpu docker/mlagentbench-gpu)")
+        "pytest-mlab-mlagentbench-gpu tasks/mlagentbench/gpu-image)")
 
 
 def test_a_gpu_task_gets_its_leased_device_from_the_docker_sandbox(
