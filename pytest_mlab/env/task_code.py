@@ -16,8 +16,10 @@ from pytest_mlab.sandbox.spec import SandboxSpec, spec_to_json
 
 # What a scorer's own process keeps of the harness's environment: the engine to start
 # scoring containers in, where to import from, and nothing else off the allowlist.
+# The Hugging Face cache folders: an original eval.py loads its labels from there.
 _SCORER_KEEPS = ("DOCKER_HOST", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "DOCKER_CONFIG",
-                 "PYTHONPATH")
+                 "PYTHONPATH", "XDG_CACHE_HOME", "HF_HOME", "HF_HUB_CACHE",
+                 "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE")
 
 
 class WorkerTimeout(Exception):

@@ -33,7 +33,7 @@ class TrialItem(pytest.Function):
 class TaskFile(pytest.File):
     def collect(self) -> Iterator[TrialItem]:
         try:
-            task = load_task(self.path)
+            task = self.load()
         except TaskFormatError as exc:
             raise self.CollectError(str(exc)) from None
         if self.config.stash[SETTINGS_KEY].validate:
@@ -51,6 +51,9 @@ class TaskFile(pytest.File):
             if (seconds := default_timeout(self.config, item)) is not None:
                 item.add_marker(pytest.mark.timeout(seconds))
             yield item
+
+    def load(self) -> TaskSpec:
+        return load_task(self.path)
 
     def _validation_item(self, task: TaskSpec) -> TrialItem:
         from pytest_mlab.plugin.validate import VALIDATE_KEY, run_validation

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
-from pytest_mlab.plugin import hookspecs
+from pytest_mlab.plugin import hookspecs, original
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
 from pytest_mlab.plugin.warnings import MlabWarning
@@ -39,6 +39,7 @@ MARKERS = {
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     add_options(parser)
     pluginmanager.add_hookspecs(hookspecs)
+    pluginmanager.register(original, "mlab-original")  # its options join through this hook
 
 
 def _resumed_run(report_dir: Path, wanted: str) -> str:

@@ -40,7 +40,8 @@ class Reporter:
         self.recorded: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.selection.add_items(session.items)
+        if not session.config.option.collectonly:  # else nothing runs, and nothing is lost
+            self.selection.add_items(session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == _CRASHED and report.failed:

@@ -1,0 +1,87 @@
+"""Collects MLAgentBench's own task folders (``pytest MLAgentBench/benchmarks``).
+
+A folder with ``env/`` and ``scripts/research_problem.txt`` is collected through its
+``research_problem.txt`` as one file of trials, like a ``task.toml``, when an overlay of
+ours names it; the rest of the folder (the starter's code, the hidden scripts) is never
+collected as tests.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.warnings import MlabWarning
+
+if TYPE_CHECKING:
+    from pytest_mlab.plugin.original_collect import OriginalTaskFile
+
+PROBLEM_FILE = "research_problem.txt"
+DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mlab-original", "pytest-mlab: MLAgentBench's own task folders")
+    group.addoption("--mlab-accept-rules", dest="mlab_accept_rules", action="store_true",
+                    help="Answer the consent questions of the original prepare.py scripts: "
+                    "say you have accepted each Kaggle competition's rules.")
+    group.addoption("--mlab-overlays", dest="mlab_overlays", type=Path, metavar="DIR",
+                    help="Folder of the overlays (<task folder>.toml) that make original "
+                    f"task folders runnable. Default: {DEFAULT_OVERLAYS}.")
+    parser.addini("mlab_overlays", "Folder of the overlays (see --mlab-overlays).")
+
+
+def _is_original(folder: Path) -> bool:
+    return (folder / "env").is_dir() and (folder / "scripts" / PROBLEM_FILE).is_file()
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """The starter's code and the hidden scripts are a task's content, not tests."""
+    for folder in [collection_path, *collection_path.parents][:12]:
+        if folder.name in ("env", "scripts") and _is_original(folder.parent):
+            if folder.name == "env":
+                return True
+            wanted = folder == collection_path or collection_path.name == PROBLEM_FILE
+            return None if wanted else True
+    return None
+
+
+def overlay_dir(config: pytest.Config) -> Path:
+    chosen = config.getoption("mlab_overlays") or config.getini("mlab_overlays")
+    return Path(chosen).expanduser().resolve() if chosen else DEFAULT_OVERLAYS
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTaskFile | None:
+    if file_path.name != PROBLEM_FILE or file_path.parent.name != "scripts":
+        return None
+    folder = file_path.parent.parent
+    if not _is_original(folder):
+        return None
+    overlays = overlay_dir(parent.config)
+    if not (overlays / f"{folder.name}.toml").is_file():
+        warnings.warn(MlabWarning(f"{folder.name}: not collected, pytest-mlab has no overlay "
+                                  f"for it in {overlays}"), stacklevel=1)
+        return None
+    from pytest_mlab.plugin.original_collect import OriginalTaskFile
+
+    return OriginalTaskFile.from_parent(parent, path=file_path, overlays=overlays)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """An original task whose modules went missing after its data was prepared skips with
+    the sentence the preparation would give, instead of erroring in its scripts (before
+    preparing, the preparation itself says so, with whatever else is missing)."""
+    spec = item.stash.get(TRIAL_KEY, None)
+    if spec is None or not _is_original(spec.task.root):
+        return
+    from pytest_mlab.core.original_task import OriginalTask
+    from pytest_mlab.env.data import is_prepared
+
+    task, cache_dir = spec.task, item.config.stash[SETTINGS_KEY].cache_dir
+    reason = task.unmet_requirements() if isinstance(task, OriginalTask) else None
+    if reason and is_prepared(task, cache_dir):
+        pytest.skip(reason)

@@ -1,0 +1,55 @@
+"""The collector of one original task folder (kept apart: it pulls in the task model)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_mlab.core.original_task import load_original
+from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.plugin.collect import TaskFile, TrialItem
+from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+
+GPU_IMAGE = "pytest-mlab-mlagentbench-gpu"
+"""The tag tasks/mlagentbench/gpu-image/Dockerfile is built as, in what the skip tells."""
+
+
+def docker_only(task: TaskSpec, sandbox: str, gpus: tuple[str, ...]) -> str | None:
+    """Why a GPU task cannot run in ``sandbox``, or None: the original GPU tasks run their
+    scripts in the docker sandbox, which passes the leased devices in. Where the machine
+    lacks the GPUs, the lease's own skip says so instead, as no sandbox can help."""
+    needed = task.manifest.resources.gpus
+    if not needed or sandbox == "docker" or len(gpus) < needed:
+        return None
+    return (f"{task.name} runs its GPU scripts in the docker sandbox only, with the leased "
+            f"GPU passed in, not in the {sandbox} sandbox (pass --mlab-sandbox=docker "
+            f"--mlab-docker-image={GPU_IMAGE} after docker build -t {GPU_IMAGE} "
+            "tasks/mlagentbench/gpu-image)")
+
+
+class OriginalTaskFile(TaskFile):
+    """An original task folder, collected through its research_problem.txt."""
+
+    def __init__(self, *args: Any, overlays: Path, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.overlays = overlays
+
+    def load(self) -> TaskSpec:
+        config = self.config
+        return load_original(
+            self.path.parent.parent, self.overlays,
+            config.stash[SETTINGS_KEY].cache_dir / "original-shims",
+            accept_rules=bool(config.getoption("mlab_accept_rules")),
+        )
+
+    def collect(self) -> Iterator[TrialItem]:
+        settings = self.config.stash[SETTINGS_KEY]
+        for item in super().collect():
+            spec = item.stash.get(TRIAL_KEY, None)
+            reason = spec and docker_only(spec.task, settings.sandbox, settings.gpus)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+            yield item

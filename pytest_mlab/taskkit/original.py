@@ -1,0 +1,125 @@
+"""Prepare and score an original MLAgentBench task folder (see core/original_task.py).
+
+prepare: a scratch copy of the folder, the original's ``scripts/prepare.py`` run in it
+as the original runs it (from ``scripts/``, writing the agent's data to ``../env``), then
+what it added to ``env/`` becomes the public data and ``scripts/`` (answers and
+``eval.py``) the private half, beside the starter's modules ``eval.py`` may import. The
+user's checkout is never written.
+
+score: the overlay's replacement scorer, or the original's ``get_score`` on the copy of
+the submission; an exception it raises on that copy makes the submission invalid.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.core.original_task import SCORERS, read_overlay
+from pytest_mlab.taskkit.original_sources import check_sources
+
+PREPARE_SECONDS = 3 * 3600.0
+# The original's prepare scripts ask for consent with input(); with --mlab-accept-rules
+# each question is answered with an empty line, else stdin is closed.
+_CONSENT = "\n" * 16
+_TAIL = 3000
+
+
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _run_prepare(scripts: Path, accept_rules: bool) -> None:
+    try:
+        done = subprocess.run(
+            [sys.executable, "prepare.py"], cwd=scripts, capture_output=True, text=True,
+            input=_CONSENT if accept_rules else None,
+            stdin=None if accept_rules else subprocess.DEVNULL, timeout=PREPARE_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"the original prepare.py took over {PREPARE_SECONDS:g}s") from None
+    if done.returncode != 0:
+        output = (done.stdout + done.stderr)[-_TAIL:]
+        raise RuntimeError(f"the original prepare.py exited {done.returncode}:\n{output}")
+
+
+def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
+            public: Path, private: Path) -> None:
+    overlay = read_overlay(overlay_path)
+    if overlay.unavailable:
+        raise TaskUnavailable(overlay.unavailable)
+    check_sources(overlay, accept_rules)
+    scratch = private.parent / "original"
+    shutil.rmtree(scratch, ignore_errors=True)
+    ignore = shutil.ignore_patterns("__pycache__", "prepared")
+    shutil.copytree(folder / "env", scratch / "env", ignore=ignore, symlinks=True)
+    shutil.copytree(folder / "scripts", scratch / "scripts", ignore=ignore, symlinks=True)
+    for link, target in overlay.prepare_links.items():
+        (scratch / "scripts" / link).parent.mkdir(parents=True, exist_ok=True)
+        (scratch / "scripts" / link).symlink_to(target)
+    if (scratch / "scripts" / "prepare.py").is_file():
+        _run_prepare(scratch / "scripts", accept_rules)
+    for link in overlay.prepare_links:
+        (scratch / "scripts" / link).unlink()
+    starter = _files(folder / "env")
+    for rel in sorted(_files(scratch / "env") - starter):
+        (public / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(scratch / "env" / rel, public / rel)
+    shutil.move(scratch / "scripts", private / "scripts")
+    # eval.py may import the starter's own modules from ../env (train.py, metric.py).
+    for rel in sorted(starter):
+        if rel.endswith(".py"):
+            (private / "env" / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / "env" / rel, private / "env" / rel)
+    shutil.rmtree(scratch)
+
+
+def _original_score(submission: Path, private: Path) -> float:
+    """The original's get_score, from a folder that holds links to the public data (its
+    eval.py reads data such as ./data or ./networks relative to where it runs)."""
+    eval_script = private / "scripts" / "eval.py"
+    if not eval_script.is_file():
+        raise RuntimeError("the original task has no scripts/eval.py and its overlay names "
+                           "no replacement scorer")
+    module = _load(eval_script, "mlab_original_eval")  # its import errors are the harness's
+    public = private.parent / "public"
+    with tempfile.TemporaryDirectory(prefix="mlab-original-eval-") as tmp:
+        for entry in sorted(public.iterdir()) if public.is_dir() else []:
+            os.symlink(entry, Path(tmp) / entry.name)
+        here = Path.cwd()
+        os.chdir(tmp)
+        try:
+            value: Any = module.get_score(str(submission))
+        except Exception as exc:
+            raise InvalidSubmission(
+                f"the original eval.py rejected the submission: {type(exc).__name__}: "
+                + " ".join(str(exc).split())[:300]
+            ) from None
+        finally:
+            os.chdir(here)
+    return float(value)
+
+
+def score(overlay_path: Path, submission: Path, private: Path, runner: Any) -> float:
+    overlay = read_overlay(overlay_path)
+    if overlay.scorer:
+        scorer = _load(overlay_path.parent / SCORERS / overlay.scorer, "mlab_original_scorer")
+        return float(scorer.score(submission, private, runner))
+    return _original_score(submission, private)

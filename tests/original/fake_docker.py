@@ -1,0 +1,83 @@
+"""A stand-in for the Docker engine: it keeps what a sandbox asks ``containers.run`` for
+(device requests, environment, mounts) and runs each exec as a local process in the
+workspace the container binds, so a GPU task's path runs with neither engine nor GPU."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_ids = itertools.count()
+
+
+class FakeContainer:
+    def __init__(self, image: str, kwargs: dict[str, Any]) -> None:
+        self.id = f"fake-{next(_ids)}"
+        self.image = image
+        self.kwargs = kwargs
+        self.removed = False
+
+    def host_path(self, inside: str) -> Path:
+        """The host folder bound at ``inside``."""
+        for host, bind in self.kwargs["volumes"].items():
+            if bind["bind"] == inside:
+                return Path(host)
+        raise AssertionError(f"nothing is bound at {inside}")
+
+    def exec_run(self, argv: list[str]) -> tuple[int, bytes]:
+        return 0, b""  # the kill of leftovers: each exec below ends with its process
+
+    def remove(self, force: bool = False) -> None:
+        self.removed = True
+
+
+class FakeContainers:
+    def __init__(self) -> None:
+        self.started: list[FakeContainer] = []
+
+    def run(self, image: str, command: list[str], **kwargs: Any) -> FakeContainer:
+        container = FakeContainer(image, kwargs)
+        self.started.append(container)
+        return container
+
+    def list(self, **kwargs: Any) -> list[FakeContainer]:
+        return [c for c in self.started if not c.removed]
+
+
+class FakeAPI:
+    def __init__(self, containers: FakeContainers) -> None:
+        self.containers = containers
+        self.execs: dict[str, dict[str, Any]] = {}
+
+    def exec_create(self, container_id: str, command: list[str], *, workdir: str,
+                    environment: dict[str, str]) -> dict[str, str]:
+        (container,) = [c for c in self.containers.started if c.id == container_id]
+        exec_id = f"exec-{next(_ids)}"
+        self.execs[exec_id] = {"argv": command, "cwd": container.host_path(workdir),
+                               "env": environment, "code": None}
+        return {"Id": exec_id}
+
+    def exec_start(self, exec_id: str, *, stream: bool,
+                   demux: bool) -> Iterator[tuple[bytes, bytes]]:
+        run = self.execs[exec_id]
+        done = subprocess.run(run["argv"], cwd=run["cwd"], env=run["env"],
+                              capture_output=True, check=False)
+        run["code"] = done.returncode
+        return iter([(done.stdout, done.stderr)])
+
+    def exec_inspect(self, exec_id: str) -> dict[str, Any]:
+        return {"ExitCode": self.execs[exec_id]["code"]}
+
+
+class FakeDocker:
+    """What ``pytest_mlab.sandbox.docker`` uses of a ``docker.DockerClient``."""
+
+    def __init__(self) -> None:
+        self.containers = FakeContainers()
+        self.api = FakeAPI(self.containers)
+
+    def ping(self) -> bool:
+        return True

@@ -1,0 +1,242 @@
+"""Original MLAgentBench task folders run as trials through their overlays (issue 15)."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_docker import FakeDocker
+from original_folders import write_task
+
+from pytest_mlab.sandbox import docker as docker_sandbox
+
+
+@pytest.fixture
+def layout(pytester: pytest.Pytester, mlab_args: list[str]) -> tuple[Path, Path, list[str]]:
+    benchmarks = pytester.path / "MLAgentBench" / "benchmarks"
+    overlays = pytester.path / "overlays"
+    return benchmarks, overlays, [f"--mlab-overlays={overlays}", "-rs", *mlab_args]
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Iterator[str]:
+    """A loopback HTTP server standing in for the place a task downloads from."""
+    (tmp_path / "rows.txt").write_text("40 rows\n")
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_collects_each_folder_with_an_overlay_and_none_of_its_code(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]]
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows")
+    write_task(benchmarks, overlays, "sales", sources='["kaggle:sales"]', gpus=1)
+    write_task(benchmarks, overlays, "no-overlay", overlay=False)
+    result = pytester.runpytest(str(benchmarks), "--collect-only", "-q", *args)
+    result.stdout.fnmatch_lines([
+        "MLAgentBench/benchmarks/rows/scripts/research_problem.txt::rows[[]baseline-t0[]]",
+        "MLAgentBench/benchmarks/sales/scripts/research_problem.txt::sales[[]baseline-t0[]]",
+        "*2 tests collected*",
+    ])
+    result.stdout.fnmatch_lines(["*no-overlay: not collected, pytest-mlab has no overlay*"])
+    assert "model_test" not in result.stdout.str()
+    # Listing runs nothing: no run is written, no trial counted as lost.
+    assert "results:" not in result.stdout.str()
+    assert "run incomplete" not in result.stdout.str()
+    marked = pytester.runpytest(str(benchmarks), "--collect-only", "-q",
+                                "-m", "mlab_gpu and mlab_download", *args)
+    marked.stdout.fnmatch_lines(["*sales[[]baseline-t0[]]", "*1/2 tests collected*"])
+
+
+def test_runs_end_to_end_with_answers_hidden_and_read_only_files_kept(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    folder = write_task(benchmarks, overlays, "rows")
+    before = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+    pytester.runpytest(str(benchmarks), "--mlab-keep-workspaces=all", *args
+                       ).assert_outcomes(failed=1)
+    (record,) = read_results()
+    # The starter against itself: a valid score, no improvement, the numbers in a sentence.
+    assert record["outcome"] == "failed"
+    assert record["score"] == pytest.approx(record["baseline_mean"])
+    assert record["score"] == pytest.approx(40.0)  # the train mean 30 against y = 61..79
+    assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
+    workspace = Path(record["workspace"])
+    assert sorted(p.name for p in workspace.iterdir() if p.is_file()) == [
+        "model_test.py", "seen_gpus.txt", "submission.csv", "test.csv", "train.csv",
+        "train.py"]
+    assert not (workspace / "train.csv").stat().st_mode & 0o222
+    # The user's checkout is never written: no answers, no 'prepared' marker.
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == before
+
+
+def test_an_eval_exception_on_the_submission_makes_it_invalid(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    folder = write_task(benchmarks, overlays, "rows")
+    train = folder / "env" / "train.py"
+    # Measured as the baseline first, so the starter is broken only for the agent's run.
+    short = '3 * (os.environ.get("MLAB_SEED") != "0")'
+    train.write_text(train.read_text().replace("* n]", f"* (n - {short})]"))
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["outcome"] == "failed"
+    assert record["message"] == ("rows: invalid submission: the original eval.py rejected "
+                                 "the submission: ValueError: 7 predictions for 10 rows")
+
+
+def test_downloads_from_a_mirror_and_skips_when_it_cannot_be_reached(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]], mirror: str,
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    fetch = "import urllib.request\nurllib.request.urlopen('{url}/rows.txt').read()"
+    write_task(benchmarks, overlays, "fetched", sources=f'["url:{mirror}/rows.txt"]',
+               fetch=fetch.format(url=mirror))
+    dead = f"http://127.0.0.1:{_closed_port()}"
+    write_task(benchmarks, overlays, "offline", sources=f'["url:{dead}/rows.txt"]',
+               fetch=fetch.format(url=dead))
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1, skipped=1)
+    records = {r["task"]: r for r in read_results()}
+    assert records["fetched"]["score"] == pytest.approx(40.0)
+    assert records["offline"]["outcome"] == "skipped"
+    assert records["offline"]["message"].startswith(
+        "offline: needs the network to download its data (127.0.0.1:")
+    assert "cannot be reached" in records["offline"]["message"]
+
+
+def test_kaggle_data_needs_credentials_the_command_and_consent(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    benchmarks, overlays, args = layout
+    for name in ("KAGGLE_USERNAME", "KAGGLE_KEY", "KAGGLE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(pytester.path))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no kaggle command here
+    write_task(benchmarks, overlays, "sales", sources='["kaggle:sales-2020"]')
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == (
+        "sales: needs the kaggle command (pip install kaggle); Kaggle credentials (set "
+        "KAGGLE_USERNAME and KAGGLE_KEY, or write ~/.kaggle/kaggle.json); consent to the "
+        "competition's rules (accept them at "
+        "https://www.kaggle.com/competitions/sales-2020/rules, then pass --mlab-accept-rules)")
+
+
+def test_consent_questions_are_answered_only_with_the_option(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows", fetch="input('Consent to the rules; press a key')")
+    refused = pytester.runpytest(str(benchmarks), *args)
+    refused.assert_outcomes(errors=1)
+    refused.stdout.fnmatch_lines(["*the original prepare.py exited 1:*", "*EOFError*"])
+    pytester.runpytest(str(benchmarks), "--mlab-accept-rules", *args
+                       ).assert_outcomes(failed=1)
+
+
+def test_a_gpu_task_says_it_needs_a_gpu_then_the_docker_sandbox(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows", gpus=1)
+    pytester.runpytest(str(benchmarks), "--mlab-gpus=none", *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == ("rows needs 1 GPU, this machine has no GPU (set --mlab-gpus "
+                                 "or CUDA_VISIBLE_DEVICES)")
+    # A GPU here, but the local sandbox: the item says so instead of running elsewhere.
+    pytester.runpytest(str(benchmarks), "--mlab-gpus=7", *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == (
+        "rows runs its GPU scripts in the docker sandbox only, with the leased GPU passed in, "
+        "not in the local sandbox (pass --mlab-sandbox=docker "
+        "--mlab-docker-image=pytest-mlab-mlagentbench-gpu after docker build -t "
+        "pytest-mlab-mlagentbench-gpu tasks/mlagentbench/gpu-image)")
+
+
+def test_a_gpu_task_gets_its_leased_device_from_the_docker_sandbox(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows", gpus=1)
+    engine = FakeDocker()
+    monkeypatch.setattr(docker_sandbox, "_client", lambda: engine)
+    pytester.runpytest(str(benchmarks), "--mlab-gpus=3,7", "--mlab-sandbox=docker",
+                       "--mlab-docker-image=gpu-image", "--mlab-keep-workspaces=all", *args
+                       ).assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
+    # The starter wrote the CUDA_VISIBLE_DEVICES it saw inside the container.
+    assert (Path(record["workspace"]) / "seen_gpus.txt").read_text() == "3"
+    # The baseline's container and the trial's: each asked the engine for the leased GPU
+    # alone, no network, from the image named, and each was removed.
+    assert len(engine.containers.started) == 2
+    for container in engine.containers.started:
+        run = container.kwargs
+        (request,) = run["device_requests"]
+        assert (request["DeviceIDs"], request["Capabilities"]) == (["3"], [["gpu"]])
+        assert run["environment"]["CUDA_VISIBLE_DEVICES"] == "3"
+        assert run["network_mode"] == "none"
+        assert (container.image, container.removed) == ("gpu-image", True)
+
+
+def test_a_bad_overlay_is_a_collection_error_naming_the_key(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]]
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows", extra='colour = "blue"')
+    result = pytester.runpytest(str(benchmarks), "--collect-only", *args)
+    result.stdout.fnmatch_lines(["*rows.toml: key 'colour': unknown key*"])
+
+
+def test_a_module_lost_after_preparing_skips_with_the_same_sentence(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows")
+    overlay = overlays / "rows.toml"
+    overlay.write_text(overlay.read_text().replace(
+        'requirements = ["numpy"]', 'requirements = ["numpy", "mlab_lost_module"]'))
+    module = pytester.path / "modules" / "mlab_lost_module.py"
+    module.parent.mkdir()
+    module.write_text("")
+    # Seen here and by the process that prepares the data.
+    pytester.syspathinsert(module.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(module.parent), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1)
+    (prepared,) = (pytester.path / "cache" / "data").glob("rows-*/.prepared")
+    module.unlink()
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(skipped=1)
+    (record,) = read_results()
+    assert record["message"] == ("rows: needs the Python modules mlab_lost_module "
+                                 "(pip install mlab_lost_module)")
+    assert prepared.exists()  # the data stayed prepared: the check came before the trial
