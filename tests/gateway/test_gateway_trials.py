@@ -87,3 +87,29 @@ def test_a_spent_budget_refuses_the_agent_and_ends_the_trial(
     (step, *_) = json.loads("[" + ",".join(Path(record["trace"]).read_text().splitlines()) + "]")
     assert "the model refused: 429" in step["observation"]
     assert "LLM budget is spent" in step["observation"]
+
+
+def test_code_in_the_sandbox_cannot_turn_the_gateway_to_other_uses(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]], server: LLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded("guess")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-harness-secret")
+    venv = fake_venv(pytester.path)
+    (venv / "bin" / "hostile_probe.py").write_text((HERE / "hostile_probe.py").read_text())
+    probe = f"--mlab-agent-cmd=python {shlex.quote(str(venv / 'bin' / 'hostile_probe.py'))}"
+    pytester.runpytest("tasks", *gateway_args(server.url, venv), probe, *mlab_args)
+    (record,) = read_results()
+    (step, _final) = [json.loads(line) for line in Path(record["trace"]).read_text().splitlines()]
+    assert "PROBE " in step["observation"], step["observation"]
+    seen = json.loads(step["observation"].split("PROBE ", 1)[1].splitlines()[0])
+    assert seen["other_token"].endswith("401 Unauthorized")
+    assert seen["no_token"].endswith("401 Unauthorized")
+    assert seen["proxy_url"].endswith("403 Forbidden")
+    assert seen["connect"].endswith("405 Method Not Allowed")
+    assert seen["other_path"].endswith("404 Not Found")
+    assert seen["harness_key_visible"] is False and seen["token_prefix"] == "mlab-"
+    assert seen["network"].startswith("refused")
+    assert server.requests == []  # none of it reached the provider
+    # The provider gets the harness's key, added on the harness side.
