@@ -88,6 +88,8 @@ class Gateway:
             "OPENAI_API_KEY": self.token, "ANTHROPIC_BASE_URL": base,
             "ANTHROPIC_API_KEY": self.token, "ANTHROPIC_AUTH_TOKEN": self.token,
             "MLAB_LLM_MODEL": self.llm.config.main,
+            # litellm inside the agent would fetch its price table from the internet.
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
 
     def mounts(self) -> tuple[tuple[str, str], ...]:
