@@ -6,14 +6,15 @@ trace, and the workspace it leaves is scored like any other.
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, ClassVar
 
 from pytest_mlab.core.text import clip
 
+from .external import PROBLEM_FILE, ExternalAgent
+
 if TYPE_CHECKING:  # the agent loads without the environment's modules
     from pytest_mlab import AgentContext, Environment
-
-PROBLEM_FILE = ".mlab-research-problem.md"
 
 
 class CommandAgent:
@@ -35,3 +36,19 @@ class CommandAgent:
         summary = clip(output, 2_000)
         env.execute("Final Answer", final_answer=f"The external agent finished. {summary}")
         return output
+
+
+class LLMCommandAgent(ExternalAgent):
+    """The command agent given a model (``--agent=command --llm=MODEL``): the command
+    finds it through the trial's gateway, and its own installation, if it brings one
+    (--mlab-agent-venv), read-only in the sandbox."""
+
+    def __init__(self, context: AgentContext) -> None:
+        super().__init__(context)
+        if not context.options.command:
+            raise ValueError("the command agent needs --mlab-agent-cmd")
+        self.command = context.options.command
+
+    def command_line(self, env: Environment) -> str:
+        venv = f"PATH={shlex.quote(str(self.venv / 'bin'))}:$PATH; " if self.venv else ""
+        return venv + self.command.replace("{problem}", PROBLEM_FILE)

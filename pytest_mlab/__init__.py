@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         TrialOver,
     )
     from pytest_mlab.llm import BudgetExceeded, Completion, LLMClient, PromptTooLong, Usage
+    from pytest_mlab.llm.gateway import Gateway
     from pytest_mlab.sandbox import ExecResult, ResourceLimits, Sandbox, SandboxSpec
 
 _LAZY = {
@@ -38,12 +39,14 @@ _LAZY = {
     "AlreadySubmitted": "pytest_mlab.env.environment",
     "LLMClient": "pytest_mlab.llm", "Completion": "pytest_mlab.llm", "Usage": "pytest_mlab.llm",
     "BudgetExceeded": "pytest_mlab.llm", "PromptTooLong": "pytest_mlab.llm",
+    "Gateway": "pytest_mlab.llm.gateway",
     "Sandbox": "pytest_mlab.sandbox", "SandboxSpec": "pytest_mlab.sandbox",
     "ExecResult": "pytest_mlab.sandbox", "ResourceLimits": "pytest_mlab.sandbox",
 }
 
 __all__ = ["Action", "ActionName", "Agent", "AgentContext", "AgentOptions", "AlreadySubmitted",
-           "BudgetExceeded", "Completion", "Environment", "ExecResult", "InvalidSubmission",
+           "BudgetExceeded", "Completion", "Environment", "ExecResult", "Gateway",
+           "InvalidSubmission",
            "LLMClient", "PromptTooLong", "ResourceLimits", "Sandbox", "SandboxSpec",
            "StepLimitReached", "TaskUnavailable", "TimeLimitReached", "TrialOver", "Usage",
            "__version__"]

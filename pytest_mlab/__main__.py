@@ -9,6 +9,7 @@ COMMANDS = {
     "plot": ("pytest_mlab.cli.plot", "redraw the paper's two figures from results.json files"),
     "task-table": ("pytest_mlab.cli.task_table", "check a suite's README table is current"),
     "new-task": ("pytest_mlab.cli.new_task", "make a task folder that runs and validates"),
+    "agent-venv": ("pytest_mlab.cli.agent_venv", "install an external agent in its own venv"),
 }
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
     from pytest_mlab.env.environment import Environment
+    from pytest_mlab.llm.gateway import Gateway
 
 History = Literal["paper", "compact"]
 HISTORIES: tuple[History, ...] = ("paper", "compact")
@@ -60,6 +61,10 @@ class AgentContext:
     solution_dir: Path | None = None
     """Set only for agents that declare ``needs_solution`` (the oracle)."""
     options: AgentOptions = field(default_factory=AgentOptions)
+    gateway: Gateway | None = None
+    """The trial's LLM gateway, for agents that declare ``uses_gateway``."""
+    agent_venv: Path | None = None
+    """An external agent's own installation, shown read-only in the sandbox."""
 
 
 class Agent(Protocol):

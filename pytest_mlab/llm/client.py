@@ -99,16 +99,19 @@ class LLMClient:
         role: Role = "main",
         tools: list[dict[str, Any]] | None = None,
         stop: Sequence[str] = (),
+        sampling: dict[str, Any] | None = None,
     ) -> Completion:
         """The ``role`` model's answer to ``messages``, sampled as configured for the role;
-        ``stop`` adds stop sequences to the role's own. The request, sampling included,
-        is what the reply cache is keyed on."""
-        self._check_budget()
+        ``stop`` adds stop sequences to the role's own, and ``sampling`` (request fields
+        such as temperature, from an external agent) replaces them. The request, sampling
+        included, is what the reply cache is keyed on."""
+        self.check_budget()
         model = self.config.model(role)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request["tools"] = tools
-        request.update(self.config.sampling_for(role).request_fields(stop))
+        request.update(self.config.sampling_for(role).request_fields(stop)
+                       if sampling is None else sampling)
         digest = request_digest(request)
         occurrence = self._occurrences.get(digest, 0)
         self._occurrences[digest] = occurrence + 1
@@ -133,7 +136,8 @@ class LLMClient:
             self.config.ledger.add(completion.usage.cost)
         return completion
 
-    def _check_budget(self) -> None:
+    def check_budget(self) -> None:
+        """Raise BudgetExceeded once the trial's token or cost budget is spent."""
         spent = self.usage.tokens_in + self.usage.tokens_out
         if self.config.max_tokens is not None and spent >= self.config.max_tokens:
             raise BudgetExceeded(f"token budget of {self.config.max_tokens} spent ({spent})")

@@ -10,6 +10,7 @@ import importlib.util
 import shutil
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,12 +23,15 @@ from pytest_mlab.env.agent import Agent, AgentContext
 from pytest_mlab.env.data import PreparedData, prepare_task
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.llm import LLMClient
+from pytest_mlab.llm.gateway import Gateway
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.plugin.gateway import sandbox_additions
 from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
+from pytest_mlab.sandbox.spec import SandboxAdditions
 from pytest_mlab.trial.baseline import measure_starter, measured_baseline
 from pytest_mlab.trial.fresh import SandboxMaker
 from pytest_mlab.trial.gpu import NoGPU, lease
@@ -54,10 +58,11 @@ def _scoring(
 @pytest.hookimpl(trylast=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int,
+    seed: int, additions: SandboxAdditions | None = None,
 ) -> Sandbox:
     chosen = _scoring(config, task, workspace, gpus, seed)
-    return make_sandbox(chosen.kind, chosen.spec)
+    spec = chosen.spec if additions is None else additions.applied(chosen.spec)
+    return make_sandbox(chosen.kind, spec)
 
 
 def sandbox_maker(
@@ -67,7 +72,8 @@ def sandbox_maker(
 
     def scripts(workspace: Workspace, seed: int) -> Sandbox:
         sandbox: Sandbox = config.hook.pytest_mlab_make_sandbox(
-            config=config, task=task, workspace=workspace, gpus=gpus, seed=seed)
+            config=config, task=task, workspace=workspace, gpus=gpus, seed=seed,
+            additions=None)
         return sandbox
 
     def scoring(workspace: Workspace, seed: int) -> ScoringSandbox:
@@ -166,12 +172,13 @@ def mlab_workspace(
 @pytest.fixture
 def mlab_sandbox(
     pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec, mlab_workspace: Workspace,
-    mlab_gpu: tuple[str, ...],
+    mlab_gpu: tuple[str, ...], mlab_gateway: Gateway | None, mlab_agent_venv: Path | None,
 ) -> Iterator[Sandbox]:
     """Where the trial's scripts run (the pytest_mlab_make_sandbox hook makes it)."""
     sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
         config=pytestconfig, task=mlab_trial_spec.task, workspace=mlab_workspace,
         gpus=mlab_gpu, seed=mlab_trial_spec.mlab_seed,
+        additions=sandbox_additions(mlab_gateway, mlab_agent_venv),
     )
     try:
         yield sandbox
@@ -182,7 +189,8 @@ def mlab_sandbox(
 
 
 @pytest.fixture
-def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec) -> Agent:
+def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec,
+               mlab_gateway: Gateway | None, mlab_agent_venv: Path | None) -> Agent:
     """The agent chosen by --agent, built for this trial."""
     spec = mlab_trial_spec
     agent_class = pytestconfig.stash[AGENTS_KEY][spec.agent]
@@ -195,7 +203,8 @@ def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec) -> Agent
     solution = spec.task.solution_dir if agent_class.needs_solution else None
     return agent_class(AgentContext(
         task=spec.task.name, llm=spec.llm, solution_dir=solution,
-        options=pytestconfig.stash[SETTINGS_KEY].agent_options,
+        options=pytestconfig.stash[SETTINGS_KEY].agent_options, gateway=mlab_gateway,
+        agent_venv=mlab_agent_venv,
     ))
 
 

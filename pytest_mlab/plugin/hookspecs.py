@@ -12,14 +12,16 @@ if TYPE_CHECKING:
     from pytest_mlab.core.task import TaskSpec
     from pytest_mlab.env.workspace import Workspace
     from pytest_mlab.sandbox import Sandbox
+    from pytest_mlab.sandbox.spec import SandboxAdditions
 
 
 @pytest.hookspec(firstresult=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int,
+    seed: int, additions: SandboxAdditions | None,
 ) -> Sandbox | None:
-    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED). The
+    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED;
+    ``additions``, the variables and read-only mounts an external agent needs). The
     built-in one is ``trylast``."""
 
 

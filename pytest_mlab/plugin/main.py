@@ -84,7 +84,9 @@ def _agents(settings: Settings, named: Iterable[str]) -> dict[str, type[Agent]]:
             agents[name] = load_agent(name)
         except UnknownAgent as exc:
             raise pytest.UsageError(f"--agent: {exc}") from None
-        if name == "command" and not settings.agent_options.command:
+        if name == "command" and settings.llms:  # given a model, it reaches it by a gateway
+            agents[name] = load_agent("command-llm")
+        if name.startswith("command") and not settings.agent_options.command:
             raise pytest.UsageError("--agent=command runs an external agent: give its command "
                                     "line with --mlab-agent-cmd")
         if agents[name].uses_llm and not settings.llms and name in settings.agents:
@@ -140,9 +142,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[AGENTS_KEY] = _agents(settings, {t.agent for ts in named.values() for t in ts})
     # The controller of -n runs no trial, so it never imports the trial machinery.
     if workerinput is not None or getattr(config.option, "dist", "no") == "no":
-        from pytest_mlab.plugin import fixtures
+        from pytest_mlab.plugin import fixtures, gateway
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
+        config.pluginmanager.register(gateway, "mlab-gateway")
     config.pluginmanager.register(TrialRecords(), "mlab-records")
     if settings.validate:
         from pytest_mlab.plugin import validate

@@ -30,6 +30,7 @@ def bwrap_argv(
     environ: Mapping[str, str],
     hidden: Sequence[Path] = (),
     tmp_bytes: int | None = None,
+    mounts: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
     # --unshare-all includes the pid namespace: when the script's bwrap ends, the kernel
     # kills every process left in it, daemons included.
@@ -50,6 +51,8 @@ def bwrap_argv(
     for rel in protected:
         if (workspace / rel).exists():
             argv += ["--ro-bind", str(workspace / rel), f"{SANDBOX_WORKSPACE}/{rel}"]
+    for host, inside in mounts:
+        argv += ["--ro-bind", host, inside]
     for path in hidden:
         argv += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
     # Nothing but the workspace and a scratch /tmp may be written, not even the root.

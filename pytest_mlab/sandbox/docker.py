@@ -86,6 +86,7 @@ class DockerSandbox:
                 volumes[str((workspace / rel).resolve())] = {
                     "bind": f"{SANDBOX_WORKSPACE}/{rel}", "mode": "ro"
                 }
+        volumes |= {host: {"bind": inside, "mode": "ro"} for host, inside in spec.mounts}
         self.python = "python3"
         if image == SKELETON_IMAGE:
             ensure_skeleton_image(self.client)

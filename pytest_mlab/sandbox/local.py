@@ -39,6 +39,7 @@ class LocalSandbox:
         """Installed data the answers could be read from; only bubblewrap can hide it."""
         self.isolation: Isolation = isolation_in_force(spec.isolation)
         self.protected = spec.protected
+        self.mounts = spec.mounts
         self.limits = spec.resources
         home = "/tmp" if self.isolation == "bwrap" else os.environ.get("HOME", "/tmp")
         self.environ = sandbox_environ(os.environ, spec.environment, home=home)
@@ -52,7 +53,7 @@ class LocalSandbox:
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         if self.isolation == "bwrap":
             prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
-                                tmp_bytes=self.limits.memory_bytes)
+                                tmp_bytes=self.limits.memory_bytes, mounts=self.mounts)
             return prefix + list(argv)
         if self.isolation == "netns":
             return [*_NETNS, *argv]

@@ -38,6 +38,21 @@ class SandboxSpec:
     """The local sandbox's isolation: auto, bwrap, netns or none."""
     image: str = SKELETON_IMAGE
     """The docker sandbox's image."""
+    mounts: tuple[tuple[str, str], ...] = ()
+    """(host folder, path inside) pairs shown read-only: an external agent's own
+    installation, its trial's LLM gateway."""
+
+
+@dataclass(frozen=True)
+class SandboxAdditions:
+    """What one trial's scripts get beyond its task's sandbox (never its scorer's)."""
+
+    environment: Mapping[str, str] = field(default_factory=dict)
+    mounts: tuple[tuple[str, str], ...] = ()
+
+    def applied(self, spec: SandboxSpec) -> SandboxSpec:
+        return dataclasses.replace(spec, environment={**spec.environment, **self.environment},
+                                   mounts=(*spec.mounts, *self.mounts))
 
 
 def spec_to_json(kind: str, spec: SandboxSpec) -> str:
@@ -58,5 +73,6 @@ def spec_from_json(text: str) -> tuple[str, SandboxSpec]:
         resources=ResourceLimits(**fields["resources"]), gpus=tuple(fields["gpus"]),
         environment=fields["environment"], run_id=fields["run_id"],
         isolation=fields["isolation"], image=fields["image"],
+        mounts=tuple((host, inside) for host, inside in fields.get("mounts", ())),
     )
     return str(raw["kind"]), spec

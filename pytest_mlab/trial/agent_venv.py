@@ -1,0 +1,42 @@
+"""External agents' own virtual environments, one per adapter, in the cache folder.
+
+Each is made by ``python -m pytest_mlab agent-venv NAME`` and shown read-only in the
+sandbox at its own path, so the scripts pip wrote into it run there unchanged. It uses
+the harness's interpreter, which every sandbox already shows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+AGENT_PACKAGES: dict[str, tuple[str, ...]] = {
+    "mini-swe-agent": ("mini-swe-agent",),
+    "aide": ("aideml",),
+    "aider": ("aider-chat",),
+    "autogpt": ("agpt",),
+}
+"""What each adapter's environment installs (the same as its pytest-mlab extra)."""
+
+
+def agent_venv_dir(cache_dir: Path, name: str) -> Path:
+    return cache_dir / "agent-venvs" / name
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def make_agent_venv(cache_dir: Path, name: str, extra: tuple[str, ...] = ()) -> Path:
+    """Make (or bring up to date) the environment of adapter ``name``; pip's own output
+    goes to this terminal."""
+    if name not in AGENT_PACKAGES:
+        raise ValueError(f"no adapter named {name!r}; choose one of: "
+                         f"{', '.join(sorted(AGENT_PACKAGES))}")
+    venv = agent_venv_dir(cache_dir, name)
+    if not venv_python(venv).exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "--quiet",
+                    *AGENT_PACKAGES[name], *extra], check=True)
+    return venv
