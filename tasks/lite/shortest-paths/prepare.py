@@ -21,9 +21,13 @@ FEATURES = ("length", "congestion", "toll", "surface")
 
 
 def edge_cost(attributes: np.ndarray) -> np.ndarray:
-    """The hidden travel cost of roads with attributes (..., 4); surface does not matter."""
+    """The hidden travel cost of roads with attributes (..., 4); surface does not matter.
+
+    Congestion multiplies the cost up to twelvefold, so neither length alone nor the
+    number of roads says which route is cheapest.
+    """
     length, congestion, toll = attributes[..., 0], attributes[..., 1], attributes[..., 2]
-    return np.asarray(length * (1.0 + 2.0 * congestion) + 0.5 * toll)
+    return np.asarray(length * np.exp(2.5 * congestion) + 1.5 * toll)
 
 
 def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
