@@ -1,8 +1,8 @@
 """Learn all-pairs shortest-path predecessors from small graphs and predict them on larger ones.
 
 A simple starting point in two stages. A model learns how cheap a road is: logistic
-regression on a road's four attributes predicts whether the road itself is the cheapest
-route between its two ends, which cheap roads usually are. Its predicted probability p
+regression on a road's six measurements predicts whether the road itself is the
+cheapest route between its two ends, which cheap roads usually are. Its predicted probability p
 gives each road a cost, -log p, and Floyd-Warshall on those costs gives the
 predecessors. The model is fitted on a random 80% of the training graphs, drawn with
 this run's seed (MLAB_SEED), and checked on the other 20%.
@@ -29,7 +29,7 @@ def subset(data: dict[str, np.ndarray], graphs: np.ndarray) -> dict[str, np.ndar
 
 
 def road_examples(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Attributes of every road (u, v) and whether it is the cheapest route from u to v."""
+    """Measurements of every road (u, v) and whether it is the cheapest route from u to v."""
     graph, u, v = np.nonzero(data["adjacency"])
     return data["edge_features"][graph, u, v], data["predecessors"][graph, u, v] == u
 

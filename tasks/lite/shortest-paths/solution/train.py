@@ -1,7 +1,7 @@
 """Learn all-pairs shortest-path predecessors from small graphs and predict them on larger ones.
 
 The processor is aligned with the algorithm: a network learns a positive cost for each
-road from its attributes, and min-plus message passing (Bellman-Ford relaxation,
+road from its measurements, and min-plus message passing (Bellman-Ford relaxation,
 d[s, v] <- min(d[s, v], min_u d[s, u] + cost[u, v])) runs once per node of the graph,
 so it reaches every path whatever the graph's size. The pointer head scores each
 neighbour k of j by -(d[s, k] + cost[k, j]). Training back-propagates through the
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-EPOCHS = 5
+EPOCHS = 4
 BATCH_SIZE = 50
 # Stands for "no road": large enough never to be on a shortest path, finite for autograd.
 NO_ROAD = 1e4

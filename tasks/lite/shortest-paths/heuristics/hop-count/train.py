@@ -1,6 +1,6 @@
 """Fewest roads: every road costs the same (breadth-first search's answer).
 
-No learning: Floyd-Warshall with every road costing 1, whatever its attributes.
+No learning: Floyd-Warshall with every road costing 1, whatever its measurements.
 """
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def cost(attributes: np.ndarray) -> np.ndarray:
-    """Cost of roads with attributes (..., 4): length, congestion, toll, surface."""
-    return np.asarray(np.ones(attributes.shape[:-1]))
+def cost(measurements: np.ndarray) -> np.ndarray:
+    return np.asarray(np.ones(measurements.shape[:-1]))
 
 
 def floyd_warshall(cost: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
-"""All attributes at once: a road costs the sum of its four attributes.
+"""All measurements at once: a road costs the sum of its six measurements.
 
-No learning: Floyd-Warshall on a cost read straight off the visible attributes.
+No learning: Floyd-Warshall on a cost read straight off the visible measurements.
 """
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def cost(attributes: np.ndarray) -> np.ndarray:
-    """Cost of roads with attributes (..., 4): length, congestion, toll, surface."""
-    return np.asarray(attributes.sum(axis=-1))
+def cost(measurements: np.ndarray) -> np.ndarray:
+    return np.asarray(measurements.sum(axis=-1))
 
 
 def floyd_warshall(cost: np.ndarray) -> np.ndarray:
