@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-EPOCHS = 4
+EPOCHS = 3
 BATCH_SIZE = 50
 # Stands for "no road": large enough never to be on a shortest path, finite for autograd.
 NO_ROAD = 1e4
