@@ -2,9 +2,9 @@
 
 A simple starting point in two stages. A model learns how cheap a road is: logistic
 regression on a road's six measurements predicts whether the road itself is the
-cheapest route between its two ends, which cheap roads usually are. Its predicted probability p
-gives each road a cost, -log p, and Floyd-Warshall on those costs gives the
-predecessors. The model is fitted on a random 80% of the training graphs, drawn with
+cheapest route between its two ends, which cheap roads usually are. Its predicted
+probability p gives each road a cost, -log p, and Floyd-Warshall on those costs gives
+the predecessors. The model is fitted on a random 80% of the training graphs, drawn with
 this run's seed (MLAB_SEED), and checked on the other 20%.
 """
 
