@@ -1,8 +1,10 @@
 """Draw seeded random road networks and their all-pairs shortest-path predecessors.
 
 Each graph is connected and undirected: a random spanning tree plus random extra roads.
-Every road has four measured attributes; its travel cost is a fixed function of three
-of them that is not published. The targets come from Floyd-Warshall on those costs.
+Every road has six anonymous measurements in [0, 1]; its travel cost is a fixed
+function of four of them that is not published, so the routes can only be found by
+learning that function from the training graphs and their answers. The targets come
+from Floyd-Warshall on those costs.
 Training graphs have 8 to 16 nodes; the hidden test graphs have 24 to 32, so a model
 must generalise to larger graphs than it has seen, as in the CLRS benchmark.
 """
@@ -17,13 +19,17 @@ SEED = 20220601
 N_TRAIN, TRAIN_SIZES = 1000, (8, 16)
 N_TEST, TEST_SIZES = 100, (24, 32)
 EXTRA_EDGE_PROBABILITY = (0.05, 0.3)
-FEATURES = ("length", "congestion", "toll", "surface")
+N_FEATURES = 6
 
 
-def edge_cost(attributes: np.ndarray) -> np.ndarray:
-    """The hidden travel cost of roads with attributes (..., 4); surface does not matter."""
-    length, congestion, toll = attributes[..., 0], attributes[..., 1], attributes[..., 2]
-    return np.asarray(length * (1.0 + 2.0 * congestion) + 0.5 * toll)
+def edge_cost(measurements: np.ndarray) -> np.ndarray:
+    """The hidden travel cost of roads with measurements (..., 6); the last two do not matter.
+
+    The first raises the cost up to twelvefold and the second lowers it, so neither one
+    measurement, nor their sum, nor the number of roads says which route is cheapest.
+    """
+    x = measurements
+    return np.asarray(np.exp(2.5 * x[..., 0] - 1.5 * x[..., 1] + x[..., 2] * x[..., 3]))
 
 
 def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
@@ -47,7 +53,7 @@ def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
 
 
 def random_graph(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Adjacency (n, n) bool and road attributes (n, n, 4), symmetric, zero off the roads."""
+    """Adjacency (n, n) bool and road measurements (n, n, 6), symmetric, zero off the roads."""
     adjacency = np.zeros((n, n), dtype=bool)
     order = rng.permutation(n)
     for position in range(1, n):
@@ -56,18 +62,10 @@ def random_graph(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarr
     upper = np.triu(rng.random((n, n)) < rng.uniform(*EXTRA_EDGE_PROBABILITY), k=1)
     adjacency |= upper
     adjacency |= adjacency.T
-    attributes = np.stack(
-        [
-            rng.uniform(0.1, 1.0, (n, n)),
-            rng.uniform(0.0, 1.0, (n, n)),
-            (rng.random((n, n)) < 0.3).astype(float),
-            rng.uniform(0.0, 1.0, (n, n)),
-        ],
-        axis=-1,
-    )
-    attributes = np.triu(attributes.transpose(2, 0, 1), k=1)
-    attributes = (attributes + attributes.transpose(0, 2, 1)).transpose(1, 2, 0)
-    return adjacency, np.where(adjacency[..., None], attributes, 0.0).astype(np.float32)
+    measurements = rng.uniform(0.0, 1.0, (N_FEATURES, n, n))
+    measurements = np.triu(measurements, k=1)
+    measurements = (measurements + measurements.transpose(0, 2, 1)).transpose(1, 2, 0)
+    return adjacency, np.where(adjacency[..., None], measurements, 0.0).astype(np.float32)
 
 
 def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[str, np.ndarray]:
@@ -75,18 +73,18 @@ def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[s
     size = sizes[1]
     n_nodes = rng.integers(sizes[0], sizes[1] + 1, count)
     adjacency = np.zeros((count, size, size), dtype=bool)
-    attributes = np.zeros((count, size, size, len(FEATURES)), dtype=np.float32)
+    measurements = np.zeros((count, size, size, N_FEATURES), dtype=np.float32)
     predecessors = np.full((count, size, size), -1, dtype=np.int64)
     for g, n in enumerate(n_nodes):
-        adjacency[g, :n, :n], attributes[g, :n, :n] = random_graph(rng, n)
-        # The cost is computed from the float32 attributes as published.
-        roads = attributes[g, :n, :n].astype(np.float64)
+        adjacency[g, :n, :n], measurements[g, :n, :n] = random_graph(rng, n)
+        # The cost is computed from the float32 measurements as published.
+        roads = measurements[g, :n, :n].astype(np.float64)
         cost = np.where(adjacency[g, :n, :n], edge_cost(roads), np.inf)
         predecessors[g, :n, :n] = shortest_path_predecessors(cost)
     return {
         "n_nodes": n_nodes,
         "adjacency": adjacency,
-        "edge_features": attributes,
+        "edge_features": measurements,
         "predecessors": predecessors,
     }
 

@@ -1,10 +1,13 @@
 """Classify food reviews as "great" (5 stars) or "other" and write submission.csv.
 
-A deliberately simple starting point: logistic regression on which of the 20 most
-frequent words a review contains.
+A deliberately simple starting point: logistic regression on which of the 100 most
+frequent words a review contains, fitted on a random 80% of the training reviews (drawn
+with this run's seed, MLAB_SEED) and checked on the other 20%.
 """
 
 from __future__ import annotations
+
+import os
 
 import pandas as pd
 from sklearn.feature_extraction.text import CountVectorizer
@@ -14,11 +17,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 
 CLASSES = ["other", "great"]
+SEED = int(os.environ.get("MLAB_SEED", "0"))
 
 
 def make_model() -> Pipeline:
     return make_pipeline(
-        CountVectorizer(max_features=20, binary=True),
+        CountVectorizer(max_features=100, binary=True),
         LogisticRegression(max_iter=1000),
     )
 
@@ -29,12 +33,11 @@ def main() -> None:
     is_great = (train["label"] == "great").astype(int)
 
     x_fit, x_val, y_fit, y_val = train_test_split(
-        train["review"], is_great, test_size=0.2, random_state=0, stratify=is_great
+        train["review"], is_great, test_size=0.2, random_state=SEED, stratify=is_great
     )
     model = make_model().fit(x_fit, y_fit)
     print(f"Validation accuracy: {accuracy_score(y_val, model.predict(x_val)):.4f}")
 
-    model = make_model().fit(train["review"], is_great)
     # Columns of predict_proba follow the sorted labels 0 ("other") and 1 ("great").
     probabilities = model.predict_proba(test["review"])
     submission = pd.DataFrame(probabilities, columns=CLASSES)

@@ -1,7 +1,7 @@
 """Learn all-pairs shortest-path predecessors from small graphs and predict them on larger ones.
 
 The processor is aligned with the algorithm: a network learns a positive cost for each
-road from its attributes, and min-plus message passing (Bellman-Ford relaxation,
+road from its measurements, and min-plus message passing (Bellman-Ford relaxation,
 d[s, v] <- min(d[s, v], min_u d[s, u] + cost[u, v])) runs once per node of the graph,
 so it reaches every path whatever the graph's size. The pointer head scores each
 neighbour k of j by -(d[s, k] + cost[k, j]). Training back-propagates through the
@@ -10,11 +10,13 @@ minima into the cost network; nothing here depends on the sizes seen in training
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 from torch import nn
 
-EPOCHS = 8
+EPOCHS = 3
 BATCH_SIZE = 50
 # Stands for "no road": large enough never to be on a shortest path, finite for autograd.
 NO_ROAD = 1e4
@@ -83,7 +85,7 @@ def accuracy(predicted: torch.Tensor, data: dict[str, torch.Tensor]) -> float:
 
 def main() -> None:
     torch.set_num_threads(1)
-    torch.manual_seed(0)
+    torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
 
     graphs = load("train.npz")
     test = load("test.npz")
