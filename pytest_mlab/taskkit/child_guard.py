@@ -7,13 +7,14 @@ reach them: an audit hook (which Python offers no way to remove) and a thread st
 the ways to reach such objects anyway (``gc``, other threads' frames, tracing) are refused.
 A broken rule ends the child at once with ``error <sentence>`` on the protocol stream.
 
-- Imports: a module outside ``allowed`` (None: any) or inside ``denied`` is refused, by
-  name on import and, for compiled extensions loaded by path, by file. Where
-  ``library_dirs`` is given, a compiled library mapped from anywhere else (found in
-  ``/proc/self/maps``) is refused when the call's output is written.
+- Imports: a module outside ``allowed`` (None: any) or inside ``denied`` is refused by
+  name, whether imported or loaded from a file (both raise the audit event). When the call's
+  output is written, every compiled library mapped since (``/proc/self/maps``) must come
+  from ``library_dirs`` (None: anywhere) or be one of Python's own not denied.
 - Threads: the process may not run more OS threads than it had when the guard was
-  installed (sampled every few milliseconds while it runs, and again when an output is
-  written), nor start, fork or exec another process, nor use ``ctypes``.
+  installed, nor have a child process where /proc lists them (both sampled every few
+  milliseconds while it runs, and again when an output is written), nor start, fork or
+  exec another process, nor use ``ctypes``.
 
 ``source()`` is this module's text for the child's program; ``install`` runs there in the
 adapter's ``setup``, after what the task itself loads and before train.py is imported.
@@ -23,9 +24,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from importlib.machinery import ModuleSpec
-from types import ModuleType
-from typing import Any
 
 # Ways around the rules, and the modules that offer them.
 DENIED_STDLIB = frozenset({
@@ -75,7 +73,6 @@ def install(
     workspace's own modules are allowed too); ``library_dirs`` are the folders compiled
     code may come from besides what is already loaded.
     """
-    import _imp
     import _thread
     import os
     import time
@@ -95,18 +92,10 @@ def install(
     threads = _thread_counter(read)
     limit = threads() + 1  # the sampler below
     libraries = _library_rule(library_dirs, denied_names, os.path.realpath, read)
-    checkpoint = _checkpoint(threads, limit, libraries, _children(os.listdir, read), read)
-    original_create = _imp.create_dynamic
-
-    def create_dynamic(spec: ModuleSpec, file: Any = None) -> ModuleType:
-        origin = spec.origin
-        problem = name_rule(spec.name) or (libraries(str(origin)) if origin else None)
-        if problem:
-            refuse(problem)
-        return original_create(spec, file)
-
-    _imp.create_dynamic = create_dynamic
-    # The audit hook sees import statements; importlib.import_module passes the finders.
+    any_child = _children(os.listdir, read)
+    checkpoint = _checkpoint(threads, limit, libraries, any_child, read)
+    # The audit hook sees import statements and extension loads; importlib.import_module
+    # passes the finders first, and a refusal there names the package, not a submodule.
     sys.meta_path.insert(0, _Finder(name_rule, refuse))
     sys.addaudithook(_hook(refuse, name_rule, checkpoint))
 
@@ -115,6 +104,8 @@ def install(
             time.sleep(period)
             if (count := threads()) > limit:
                 refuse(f"train.py ran {count - limit + 1} threads; it must use one")
+            if any_child():
+                refuse("train.py started another process, which this task does not allow")
 
     _thread.start_new_thread(sample, ())
 
@@ -208,22 +199,24 @@ def _library_rule(
     library_dirs: Iterable[str] | None, denied: frozenset[str],
     realpath: Callable[[str], str], read: Callable[[str], bytes],
 ) -> Callable[[str], str | None]:
-    """Whether a compiled library may be loaded: one already mapped, or one under the
-    allowed folders (or Python's own extension folder) whose module is not denied."""
-    if library_dirs is None:
-        return lambda path: None
-    dirs = tuple(realpath(d).rstrip("/") + "/" for d in library_dirs)
+    """Whether a compiled library may be loaded: one already mapped, one of Python's own
+    extensions whose module is not denied, or one under ``library_dirs`` (None: any)."""
+    dirs = None if library_dirs is None else tuple(
+        realpath(d).rstrip("/") + "/" for d in library_dirs)
     dynload = realpath(f"{sys.base_prefix}/lib/python{sys.version_info[0]}."
                        f"{sys.version_info[1]}/lib-dynload") + "/"
     initial = _mapped_files(read)
 
     def rule(path: str) -> str | None:
         real = realpath(path)
-        if path in initial or real in initial or real.startswith(dirs):
+        if path in initial or real in initial:
             return None
-        if real.startswith(dynload) and real[len(dynload):].split(".")[0] not in denied:
-            return None
-        return f"train.py loaded the compiled library {path}, which this task does not allow"
+        if real.startswith(dynload):
+            allowed = real[len(dynload):].split(".")[0] not in denied
+        else:
+            allowed = dirs is None or real.startswith(dirs)
+        return None if allowed else (f"train.py loaded the compiled library {path}, which "
+                                     "this task does not allow")
 
     return rule
 

@@ -115,11 +115,12 @@ def test_vectorization_refuses_anything_but_numpy_on_one_thread(
     tmp_path: Path, score: Callable[[Path, str, Path], float], case: str
 ) -> None:
     head, body, sentence = HOSTILE_CONV[case]
-    if case == "an extension loaded by its path" and POSIXSUBPROCESS is None:
+    if "extension" in case and POSIXSUBPROCESS is None:
         pytest.skip("this Python has no _posixsubprocess extension file")
     with pytest.raises(InvalidSubmission) as caught:
         score(VECTORIZATION, _conv(body, head), tmp_path)
-    assert re.fullmatch(sentence if "(" in sentence else re.escape(sentence), str(caught.value))
+    pattern = sentence if "(" in sentence or "*" in sentence else re.escape(sentence)
+    assert re.fullmatch(pattern, str(caught.value))
 
 
 def test_vectorization_still_scores_numpy_and_the_workspace_s_own_modules(
