@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pytest_mlab import InvalidSubmission
+from pytest_mlab.taskkit import child_guard
 from pytest_mlab.taskkit.timed_child import ChildProgram, Runner, TimedChild, start_timed_child
 
 if TYPE_CHECKING:
@@ -46,16 +47,31 @@ CHILD_ENV = {
 }
 
 # The child's part. The model is loaded before train.py is imported, from files checked
-# just before; one input file holds prompt_ids and max_new_tokens.
-_ADAPTER = r"""
+# just before; then torch may not be given more threads, and child_guard refuses a second
+# OS thread, another process or ctypes for the rest of the child's life, during each
+# call as well as after it. One input file holds prompt_ids and max_new_tokens.
+_ADAPTER = child_guard.source() + r"""
 SETUP_FAILURE = "Loading the model failed"
+
+def _one_thread_only(setter):
+    def guarded(count):
+        if count != 1:
+            raise RuntimeError(f"{setter.__name__}({count}) is refused: generate must run "
+                               "on one thread")
+        setter(count)
+    guarded.__name__ = setter.__name__
+    return guarded
 
 def setup(workspace, model_dir):
     global torch
     import torch
     torch.set_num_threads(1)
     from transformers import LlamaForCausalLM
-    return LlamaForCausalLM.from_pretrained(os.path.join(workspace, model_dir)).eval()
+    model = LlamaForCausalLM.from_pretrained(os.path.join(workspace, model_dir)).eval()
+    torch.set_num_threads = _one_thread_only(torch.set_num_threads)
+    torch.set_num_interop_threads = _one_thread_only(torch.set_num_interop_threads)
+    install(proto.fileno(), allowed=None, denied=("threadpoolctl", "psutil", "cffi"))
+    return model
 
 def call(fn, inputs, model):
     result = fn(model, torch.from_numpy(inputs["prompt_ids"]), int(inputs["max_new_tokens"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -51,8 +52,9 @@ if __name__ == "__main__":
     torch.set_num_threads(1)  # as the harness does
     hf_logging.disable_progress_bar()
     model = load_model()
+    seed = int(os.environ.get("MLAB_SEED", "0"))  # the harness sets it per run
     prompts = torch.randint(
-        0, VOCAB_SIZE, (BATCH, PROMPT_LEN), generator=torch.Generator().manual_seed(0)
+        0, VOCAB_SIZE, (BATCH, PROMPT_LEN), generator=torch.Generator().manual_seed(seed)
     )
     generate(model, prompts[:1], 2)  # warm-up, as the harness does with an untimed call
     start = time.perf_counter()
