@@ -51,13 +51,13 @@ def _npz(**arrays: Any) -> Callable[[Path], None]:
 
 CSV_TASKS: dict[str, tuple[Callable[[Path], None], str]] = {
     "citation-graph": (_csv({"node_id": [1, 2], "label": [0, 3]}), "node_id,label"),
-    "essay-scoring": (_csv({"id": [1, 2], "vocabulary": [0.1, 0.2]}), "id,vocabulary"),
+    "essay-scoring": (_csv({"id": [1, 2], "vocabulary": [2.5, 4.0]}), "id,vocabulary"),
     "fashion-cnn": (_npz(ids=np.array([1, 2]), labels=np.array([0, 3])), "id,label"),
     "fashion-multilabel": (_npz(ids=np.array([1, 2]), labels=np.eye(2, 10, dtype=int)),
                            "id," + ",".join(map(str, range(10)))),
     "house-price": (_csv({"Id": [1, 2], "price": [1e5, 2e5]}), "Id,price"),
-    "parkinsons": (_csv({"Id": [1, 2], "bili": [1, 2], "albumin": [3, 4], "ast": [5, 6],
-                         "protime": [7, 8]}), "Id,bili,albumin,ast,protime"),
+    "parkinsons": (_csv({"Id": [1, 2], "updrs_1": [1, 2], "updrs_2": [3, 4],
+                         "updrs_3": [5, 6]}), "Id,updrs_1,updrs_2,updrs_3"),
     "review-sentiment": (_csv({"id": [1, 2], "label": ["great", "other"]}), "id,other,great"),
     "titanic": (_csv({"PassengerId": [1, 2], "Survived": [0, 1]}), "PassengerId,Survived"),
 }

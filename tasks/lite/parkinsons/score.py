@@ -1,4 +1,4 @@
-"""Score a forecast of four laboratory values by SMAPE (0-200) against the hidden answers."""
+"""Score a forecast of three UPDRS part scores by SMAPE (0-200) against the hidden answers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 
 from pytest_mlab.taskkit.submission import read_csv_submission
 
-TARGETS = ["bili", "albumin", "ast", "protime"]
+TARGETS = ["updrs_1", "updrs_2", "updrs_3"]
 
 
 def smape(actual: np.ndarray, predicted: np.ndarray) -> float:

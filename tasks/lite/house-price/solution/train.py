@@ -1,10 +1,12 @@
 """Predict Ames house sale prices and write submission.csv.
 
 Uses every column: gradient-boosted trees and a ridge regression, both fitted to
-log(price) and averaged in log space.
+log(price) and averaged in log space. Set VALIDATE=1 to print a held-out MAE first.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pandas as pd
@@ -46,8 +48,8 @@ def boosted_trees(categorical: list[str]) -> Pipeline:
         verbose_feature_names_out=False,
     ).set_output(transform="pandas")
     trees = HistGradientBoostingRegressor(
-        max_iter=1500,
-        learning_rate=0.03,
+        max_iter=500,
+        learning_rate=0.08,
         max_leaf_nodes=15,
         min_samples_leaf=10,
         l2_regularization=1.0,
@@ -107,9 +109,10 @@ def main() -> None:
     categorical = list(x.select_dtypes(exclude="number").columns)
     numeric = [column for column in x.columns if column not in categorical]
 
-    x_fit, x_val, y_fit, y_val = train_test_split(x, price, test_size=0.2, random_state=0)
-    held_out = Blend(numeric, categorical).fit(x_fit, y_fit)
-    print(f"Validation MAE: {mean_absolute_error(y_val, held_out.predict(x_val)):,.0f}")
+    if os.environ.get("VALIDATE"):
+        x_fit, x_val, y_fit, y_val = train_test_split(x, price, test_size=0.2, random_state=0)
+        held_out = Blend(numeric, categorical).fit(x_fit, y_fit)
+        print(f"Validation MAE: {mean_absolute_error(y_val, held_out.predict(x_val)):,.0f}")
 
     model = Blend(numeric, categorical).fit(x, price)
     submission = pd.DataFrame({"Id": test["Id"], "price": model.predict(features(test))})

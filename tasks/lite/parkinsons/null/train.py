@@ -1,10 +1,10 @@
-"""Predict each value's training mean at every test visit."""
+"""Predict each score's training mean at every test visit."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-TARGETS = ["bili", "albumin", "ast", "protime"]
+TARGETS = ["updrs_1", "updrs_2", "updrs_3"]
 
 
 def main() -> None:

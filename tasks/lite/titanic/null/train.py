@@ -1,4 +1,4 @@
-"""Predict the majority outcome in train.csv for every test passenger."""
+"""Knowing nothing: every test passenger gets the training survival rate."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pandas as pd
 def main() -> None:
     train = pd.read_csv("train.csv")
     test = pd.read_csv("test.csv")
-    majority = int(train["Survived"].mode().iloc[0])
-    pd.DataFrame({"PassengerId": test["PassengerId"], "Survived": majority}).to_csv(
+    rate = train["Survived"].mean()
+    pd.DataFrame({"PassengerId": test["PassengerId"], "Survived": rate}).to_csv(
         "submission.csv", index=False
     )
 
