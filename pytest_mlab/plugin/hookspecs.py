@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 @pytest.hookspec(firstresult=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int,
+    seed: int, cpus: tuple[int, ...],
 ) -> Sandbox | None:
-    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED). The
-    built-in one is ``trylast``."""
+    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED, ``cpus``
+    the cores it holds, to pin them to). The built-in one is ``trylast``."""
 
 
 def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None:
