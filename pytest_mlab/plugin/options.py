@@ -13,6 +13,7 @@ from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
 from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
+from pytest_mlab.plugin.dispatch import add_dispatch_options
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
 from pytest_mlab.trial.spec import RETENTIONS
@@ -41,6 +42,7 @@ def add_options(parser: pytest.Parser) -> None:
     _llm_options(llm)
     _agent_options(llm)
     _report_options(_Group(parser, "mlab-report", "reports, saved runs and the gate"))
+    add_dispatch_options(_Group(parser, "mlab-dispatch", "where trials run"))
 
 
 def _run_options(option: _Group) -> None:

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from pytest_mlab.trial.gpu import lease
 
+CORES_VARIABLE = "MLAB_TRIAL_CPUS"
+"""The cores a cluster gave the trial, the share when its task names none."""
+
 
 def usable_cores() -> tuple[int, ...]:
     """The cores this process may run on (its affinity, which a cpuset narrows)."""
@@ -41,6 +44,8 @@ def cores_wanted(asked: int | None, pool: int, workers: int) -> int:
 def lease_cores(asked: int | None, lock_dir: Path) -> Iterator[tuple[int, ...]]:
     """Hold the trial's cores until the block ends; wait while others hold them."""
     pool = usable_cores()
+    if asked is None and os.environ.get(CORES_VARIABLE, "").isdigit():
+        asked = max(1, int(os.environ[CORES_VARIABLE]))
     index, workers = worker_slot()
     count = cores_wanted(asked, len(pool), workers)
     start = (index * max(1, len(pool) // workers)) % len(pool)
