@@ -53,9 +53,9 @@ def connect(address: str | None) -> None:
     if ray.is_initialized():
         return
     # A cluster started here for the session listens on the loopback interface only.
-    own = {} if address or os.environ.get("RAY_ADDRESS") else {"_node_ip_address": "127.0.0.1"}
+    joins = bool(address or os.environ.get("RAY_ADDRESS"))
     ray.init(address=address, log_to_driver=False, include_dashboard=False,
-             configure_logging=False, **own)
+             configure_logging=False, _node_ip_address=None if joins else "127.0.0.1")
 
 
 def cluster_summary() -> str:
