@@ -48,14 +48,27 @@ def _trial(job: RemoteJob) -> Iterator[Any]:
 
 def connect(address: str | None) -> None:
     """Join the cluster at ``address``, or RAY_ADDRESS's, or start one on this machine."""
+    own_ip = _loopback(address)
+    if own_ip is not None:
+        # Read when ray is imported: otherwise Ray swaps a loopback address for the
+        # machine's outside one, where a loopback-only cluster does not listen.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     import ray
 
     if ray.is_initialized():
         return
-    # A cluster started here for the session listens on the loopback interface only.
-    joins = bool(address or os.environ.get("RAY_ADDRESS"))
     ray.init(address=address, log_to_driver=False, include_dashboard=False,
-             configure_logging=False, _node_ip_address=None if joins else "127.0.0.1")
+             configure_logging=False, _node_ip_address=own_ip)
+
+
+def _loopback(address: str | None) -> str | None:
+    """127.0.0.1 for a cluster started here for the session (it listens on the loopback
+    interface only) or one at a loopback address; else Ray's own choice."""
+    target = address or os.environ.get("RAY_ADDRESS")
+    if target is None:
+        return "127.0.0.1"
+    host = target.removeprefix("ray://").rpartition(":")[0]
+    return "127.0.0.1" if host in ("127.0.0.1", "localhost") else None
 
 
 def cluster_summary() -> str:
