@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -109,11 +110,12 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
     pytester.makepyfile(ray_agents=WAITING_AGENT)
     probes = pytester.mkdir("probes")
     monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))  # reaches the nodes' sessions
+    output = (pytester.path / "output.txt").open("w")
     run = pytester.popen([
         sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
         "--mlab-trials=2", "--mlab-isolation=none", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}",
-    ])
+    ], stdout=output, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -121,10 +123,12 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
     doomed = _gpu_node(cluster)
     cluster.remove_node(doomed)
     try:
-        run.communicate(timeout=300)
+        run.wait(timeout=300)
     finally:
+        output.close()
         cluster.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB,
                          node_ip_address="127.0.0.1", include_dashboard=False)
     outcomes = sorted((r["outcome"], r["message"]) for r in read_results())
-    assert [outcome for outcome, _ in outcomes] == ["error", "failed"], outcomes
+    assert [outcome for outcome, _ in outcomes] == ["error", "failed"], (
+        outcomes, (pytester.path / "output.txt").read_text()[-3000:])
     assert doomed.node_id[:12] in outcomes[0][1]

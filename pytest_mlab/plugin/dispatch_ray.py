@@ -8,6 +8,7 @@ own failure: the first is retried up to ``retries`` times, then named in the err
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,6 +100,8 @@ class RemoteTrial:
     nodes: list[str] = field(default_factory=list)
     """Every node that took the trial, in order."""
     _run: Any = None
+    _started: threading.Thread | None = None
+    _node: str | Exception | None = None
     done: bool = False
 
     def submit(self) -> None:
@@ -108,7 +111,28 @@ class RemoteTrial:
             num_cpus=self.ask.cpus, num_gpus=self.ask.gpus, memory=self.ask.memory_bytes,
             max_retries=0, num_returns="streaming",
         )
-        self._run = remote.remote(self.job)
+        self._run, self._node = remote.remote(self.job), None
+        # The node is learnt as the trial starts, not when its item comes up: by then the
+        # node may be gone, and with it what it said.
+        self._started = threading.Thread(target=self._learn_node, daemon=True)
+        self._started.start()
+
+    def _learn_node(self) -> None:
+        import ray
+
+        try:
+            self._node = str(ray.get(next(self._run)))
+        except Exception as exc:
+            self._node = exc
+
+    def _node_of_run(self) -> str:
+        assert self._started is not None
+        self._started.join()
+        if isinstance(self._node, Exception):
+            raise self._node
+        assert self._node is not None
+        self.nodes.append(self._node)
+        return self._node
 
     def outcome(self) -> RemoteOutcome:
         import ray
@@ -117,8 +141,7 @@ class RemoteTrial:
         while True:
             node = None
             try:
-                node = ray.get(next(self._run))
-                self.nodes.append(node)
+                node = self._node_of_run()
                 outcome: RemoteOutcome = ray.get(next(self._run))
                 self.done = True
                 return outcome

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The images' base where no image registry is reachable: a Debian root file system made
 # by debootstrap from the package mirror apt already uses, imported into the engine.
-#   bash docker/base-debootstrap.sh [TAG]      (default: pytest-mlab-base:bookworm)
-# Then: docker build --build-arg BASE=pytest-mlab-base:bookworm -f docker/Dockerfile .
+#   bash images/base-debootstrap.sh [TAG]      (default: pytest-mlab-base:bookworm)
+# Then: docker build --build-arg BASE=pytest-mlab-base:bookworm -f images/Dockerfile .
 set -euo pipefail
 tag="${1:-pytest-mlab-base:bookworm}"
 suite="${SUITE:-bookworm}"
