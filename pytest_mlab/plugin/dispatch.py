@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,6 @@ from pytest_mlab.plugin.resolve import resolve
 if TYPE_CHECKING:
     from pytest_mlab.core.results import TrialResult
     from pytest_mlab.plugin.dispatch_ray import RemoteTrial
-    from pytest_mlab.plugin.options import _Group
 
 # Options that belong to the controller's session, not to the node's one-trial session.
 _CONTROLLER_ONLY = ("--mlab-dispatch", "--mlab-ray-retries", "--mlab-report-dir", "--mlab-gpus",
@@ -48,7 +48,8 @@ def parse_dispatch(text: str) -> tuple[str, str | None]:
     raise argparse.ArgumentTypeError(f"expected local or ray[:ADDRESS], got {text!r}")
 
 
-def add_dispatch_options(option: _Group) -> None:
+def add_dispatch_options(option: Callable[..., None]) -> None:
+    """Declare the options with ``option`` (options.py's declarer of one group)."""
     option("--mlab-dispatch", "mlab_dispatch", "Where trials run: local, or ray[:ADDRESS] "
            "(a Ray cluster; without an address RAY_ADDRESS's, else one started on this "
            "machine). Default: local.", type=parse_dispatch, metavar="WHERE",
