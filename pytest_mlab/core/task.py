@@ -42,6 +42,10 @@ class TrialLimits(_Strict):
 
 class Resources(_Strict):
     gpus: int = Field(default=0, ge=0)
+    cpus: int | None = Field(
+        default=None, gt=0, description="Cores of one trial, pinned, with its thread pools "
+        "sized to match; default: the machine's cores divided among the xdist workers."
+    )
     memory_gb: float = Field(default=4.0, gt=0, description="All processes of a trial together.")
     disk_gb: float = Field(default=8.0, gt=0, description="How much the workspace may grow.")
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_mlab.core.task import TaskFormatError, TaskSpec, load_task
+from pytest_mlab.plugin.dispatch import dispatched, run_remote_item
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.timeouts import default_timeout
 from pytest_mlab.trial.spec import TrialSpec
@@ -44,7 +45,8 @@ class TaskFile(pytest.File):
         for tag in task.manifest.tags:
             self.config.addinivalue_line("markers", f"{tag}: a tag of tasks (task.toml)")
         for spec in self._specs(task):
-            item = TrialItem.from_parent(self, name=spec.name, callobj=run_trial_item)
+            body = run_remote_item if dispatched(self.config) else run_trial_item
+            item = TrialItem.from_parent(self, name=spec.name, callobj=body)
             item.stash[TRIAL_KEY] = spec
             for mark in [*marks, *(["mlab_llm"] if spec.llm else [])]:
                 item.add_marker(mark)

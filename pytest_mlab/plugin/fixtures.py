@@ -33,6 +33,7 @@ from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.spec import SandboxAdditions
 from pytest_mlab.trial.baseline import measure_starter, measured_baseline
+from pytest_mlab.trial.cpus import lease_cores
 from pytest_mlab.trial.fresh import SandboxMaker
 from pytest_mlab.trial.gpu import NoGPU, lease
 from pytest_mlab.trial.provision import sandbox_spec
@@ -43,14 +44,14 @@ from pytest_mlab.trial.spec import TrialSpec
 
 def _scoring(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int,
+    seed: int, cpus: tuple[int, ...] = (),
 ) -> ScoringSandbox:
     """The sandbox kind and spec of a trial: its scripts' own, and its scorer's."""
     settings: Settings = config.stash[SETTINGS_KEY]
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
-        seed=seed,
+        seed=seed, cpus=cpus,
     )
     return ScoringSandbox(settings.sandbox, spec)
 
@@ -58,26 +59,26 @@ def _scoring(
 @pytest.hookimpl(trylast=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int, additions: SandboxAdditions | None = None,
+    seed: int, cpus: tuple[int, ...], additions: SandboxAdditions | None = None,
 ) -> Sandbox:
-    chosen = _scoring(config, task, workspace, gpus, seed)
+    chosen = _scoring(config, task, workspace, gpus, seed, cpus)
     spec = chosen.spec if additions is None else additions.applied(chosen.spec)
     return make_sandbox(chosen.kind, spec)
 
 
 def sandbox_maker(
-    config: pytest.Config, task: TaskSpec, gpus: tuple[str, ...]
+    config: pytest.Config, task: TaskSpec, gpus: tuple[str, ...], cpus: tuple[int, ...] = ()
 ) -> SandboxMaker:
     """Makes the sandbox of a fresh workspace through the hook, as for a trial."""
 
     def scripts(workspace: Workspace, seed: int) -> Sandbox:
         sandbox: Sandbox = config.hook.pytest_mlab_make_sandbox(
-            config=config, task=task, workspace=workspace, gpus=gpus, seed=seed,
+            config=config, task=task, workspace=workspace, gpus=gpus, seed=seed, cpus=cpus,
             additions=None)
         return sandbox
 
     def scoring(workspace: Workspace, seed: int) -> ScoringSandbox:
-        return _scoring(config, task, workspace, gpus, seed)
+        return _scoring(config, task, workspace, gpus, seed, cpus)
 
     return SandboxMaker(scripts, scoring)
 
@@ -125,16 +126,24 @@ def mlab_gpu(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[str
 
 
 @pytest.fixture
+def mlab_cpus(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[int, ...]]:
+    """The cores this trial holds, exclusively across xdist workers, while it runs."""
+    lock_dir = mlab_settings.cache_dir / "cpu-locks" / machine_id()
+    with lease_cores(mlab_task.manifest.resources.cpus, lock_dir) as cpus:
+        yield cpus
+
+
+@pytest.fixture
 def mlab_baseline(
     pytestconfig: pytest.Config, mlab_task: TaskSpec, mlab_settings: Settings,
-    mlab_data: PreparedData, mlab_gpu: tuple[str, ...],
+    mlab_data: PreparedData, mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...],
 ) -> Baseline | None:
     """The baseline to beat; None while a baseline is being recorded."""
     task, settings = mlab_task, mlab_settings
     if settings.record_baseline is not None:
         return None
     if task.manifest.baseline.kind == "per-machine":
-        make = sandbox_maker(pytestconfig, task, mlab_gpu)
+        make = sandbox_maker(pytestconfig, task, mlab_gpu, mlab_cpus)
         return measured_baseline(task, settings.cache_dir, settings.run_id,
                                  lambda seed: measure_starter(task, mlab_data, make, seed))
     try:
@@ -172,12 +181,13 @@ def mlab_workspace(
 @pytest.fixture
 def mlab_sandbox(
     pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec, mlab_workspace: Workspace,
-    mlab_gpu: tuple[str, ...], mlab_gateway: Gateway | None, mlab_agent_venv: Path | None,
+    mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...], mlab_gateway: Gateway | None,
+    mlab_agent_venv: Path | None,
 ) -> Iterator[Sandbox]:
     """Where the trial's scripts run (the pytest_mlab_make_sandbox hook makes it)."""
     sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
         config=pytestconfig, task=mlab_trial_spec.task, workspace=mlab_workspace,
-        gpus=mlab_gpu, seed=mlab_trial_spec.mlab_seed,
+        gpus=mlab_gpu, seed=mlab_trial_spec.mlab_seed, cpus=mlab_cpus,
         additions=sandbox_additions(mlab_gateway, mlab_agent_venv),
     )
     try:
@@ -240,7 +250,7 @@ def mlab_result(
     request: pytest.FixtureRequest, mlab_settings: Settings, mlab_trial_spec: TrialSpec,
     mlab_data: PreparedData, mlab_baseline: Baseline | None, mlab_workspace: Workspace,
     mlab_sandbox: Sandbox, mlab_agent: Agent, mlab_llm: LLMClient | None,
-    mlab_gpu: tuple[str, ...],
+    mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...],
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     settings, task = mlab_settings, mlab_trial_spec.task
@@ -257,7 +267,7 @@ def mlab_result(
                               "show", None),
         action_options=settings.action_options,
         scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu,
-                         mlab_trial_spec.mlab_seed),
+                         mlab_trial_spec.mlab_seed, mlab_cpus),
     ))
     request.node.stash[RESULT_KEY] = result
     if result.outcome == "error":

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 @pytest.hookspec(firstresult=True)
 def pytest_mlab_make_sandbox(
     config: pytest.Config, task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...],
-    seed: int, additions: SandboxAdditions | None,
+    seed: int, cpus: tuple[int, ...], additions: SandboxAdditions | None,
 ) -> Sandbox | None:
-    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED;
-    ``additions``, the variables and read-only mounts an external agent needs). The
-    built-in one is ``trylast``."""
+    """Return the sandbox a trial's scripts run in (``seed`` is their MLAB_SEED; ``cpus``,
+    the cores it holds, to pin them to; ``additions``, the variables and read-only mounts
+    an external agent needs). The built-in one is ``trylast``."""
 
 
 def pytest_mlab_trial_result(config: pytest.Config, result: TrialResult) -> None:

@@ -6,6 +6,7 @@ the task model (pydantic) only when a task.toml is collected.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 import warnings
@@ -121,6 +122,7 @@ def _saves_or_compares(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_mlab.plugin.dispatch import configure_dispatch
     from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
     from pytest_mlab.plugin.resume import resumed_run
@@ -129,8 +131,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
+    # MLAB_RUN_ID: a Ray node's session for one trial joins the controller's run.
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
-                                else _new_run_id())
+                                else os.environ.get("MLAB_RUN_ID") or _new_run_id())
     if settings.resume and not workerinput:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
@@ -147,6 +150,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(fixtures, "mlab-fixtures")
         config.pluginmanager.register(gateway, "mlab-gateway")
     config.pluginmanager.register(TrialRecords(), "mlab-records")
+    configure_dispatch(config, workerinput is not None)
     if settings.validate:
         from pytest_mlab.plugin import validate
 

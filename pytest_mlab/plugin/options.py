@@ -13,6 +13,7 @@ from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
 from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
+from pytest_mlab.plugin.dispatch import add_dispatch_options
 from pytest_mlab.plugin.gateway_options import add_gateway_options
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
@@ -43,6 +44,7 @@ def add_options(parser: pytest.Parser) -> None:
     _agent_options(llm)
     _report_options(_Group(parser, "mlab-report", "reports, saved runs and the gate"))
     add_gateway_options(_Group(parser, "mlab-gateway", "external agents and their LLM gateway"))
+    add_dispatch_options(_Group(parser, "mlab-dispatch", "where trials run"))
 
 
 def _run_options(option: _Group) -> None:

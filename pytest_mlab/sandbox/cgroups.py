@@ -68,14 +68,21 @@ class TrialCgroup:
     memory_bytes: int
 
     @classmethod
-    def create(cls, memory_bytes: int, processes: int) -> TrialCgroup | None:
-        """A fresh group with both limits set, or None where none can be made here."""
+    def create(cls, memory_bytes: int, processes: int,
+               cpus: tuple[int, ...] = ()) -> TrialCgroup | None:
+        """A fresh group with both limits set, or None where none can be made here; in v2
+        with the cpuset controller delegated, also held to ``cpus``."""
         name = f"pytest-mlab-{uuid.uuid4().hex[:12]}"
         parent = _v2_parent()
         if parent is not None:
             made = cls._make((parent / name,), [("memory.max", memory_bytes),
                                                 ("memory.swap.max", 0),
                                                 ("pids.max", processes)])
+            if made and cpus and (made[0] / "cpuset.cpus").exists():
+                # Best effort: the affinity each script starts with pins it as well, only
+                # a script could widen that again.
+                with contextlib.suppress(OSError):
+                    (made[0] / "cpuset.cpus").write_text(",".join(map(str, cpus)))
             return cls(made, True, memory_bytes) if made else None
         memory = CGROUP_ROOT / "memory" / _own_path("memory").lstrip("/") / name
         pids = CGROUP_ROOT / "pids" / _own_path("pids").lstrip("/") / name

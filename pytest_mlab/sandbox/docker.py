@@ -114,6 +114,7 @@ class DockerSandbox:
                     for name, value in (("fsize", limits.file_bytes), ("cpu", limits.cpu_seconds))
                 ],
                 device_requests=requests if gpus else None,
+                cpuset_cpus=",".join(map(str, spec.cpus)) or None,
             )
         except Exception as exc:
             raise SandboxError(f"could not start a container from {image}: {exc}") from None

@@ -25,6 +25,17 @@ SANDBOX_ENV = {
 }
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def thread_environ(cores: int) -> dict[str, str]:
+    """Thread pools sized to a trial's cores: OpenMP (torch's intra-op pool reads it too),
+    MKL, OpenBLAS, numexpr and Accelerate would otherwise each start one thread per core
+    of the machine, and trials sharing it would fight."""
+    return dict.fromkeys(THREAD_VARIABLES, str(cores))
+
+
 def sandbox_environ(
     host: Mapping[str, str], trial: Mapping[str, str], *, home: str
 ) -> dict[str, str]:

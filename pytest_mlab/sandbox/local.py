@@ -43,7 +43,9 @@ class LocalSandbox:
         self.limits = spec.resources
         home = "/tmp" if self.isolation == "bwrap" else os.environ.get("HOME", "/tmp")
         self.environ = sandbox_environ(os.environ, spec.environment, home=home)
-        self.cgroup = TrialCgroup.create(self.limits.memory_bytes, self.limits.processes)
+        self.cpus = spec.cpus
+        self.cgroup = TrialCgroup.create(self.limits.memory_bytes, self.limits.processes,
+                                         self.cpus)
         # A sandbox nobody closed still gives its cgroup back when it is collected.
         self._release = weakref.finalize(self, self.cgroup.close) if self.cgroup else None
         self.quota = DiskQuota(self.workspace, self.limits.disk_bytes)
@@ -82,7 +84,7 @@ class LocalSandbox:
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
         result = run_captured(
             self._wrap(argv), cwd=self.workspace, env=self.environ, timeout=timeout,
-            preexec=preexec(self.limits, self.cgroup), check=self._broken_limit,
+            preexec=preexec(self.limits, self.cgroup, self.cpus), check=self._broken_limit,
             kill=self._kill_rest,
         )
         # The memory limit may have struck in the last moments, after the last check.
@@ -97,7 +99,7 @@ class LocalSandbox:
             proc = subprocess.Popen(
                 self._wrap(argv), cwd=self.workspace, env=self.environ,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, preexec_fn=preexec(self.limits, self.cgroup),
+                start_new_session=True, preexec_fn=preexec(self.limits, self.cgroup, self.cpus),
             )
         except OSError as exc:
             raise SandboxError(f"could not start {argv[0]}: {exc}") from exc

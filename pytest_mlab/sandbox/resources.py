@@ -53,8 +53,10 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def preexec(limits: ResourceLimits, cgroup: TrialCgroup | None) -> Callable[[], None]:
-    """What the child runs between fork and exec: join the trial's cgroup, set rlimits."""
+def preexec(limits: ResourceLimits, cgroup: TrialCgroup | None,
+            cpus: tuple[int, ...] = ()) -> Callable[[], None]:
+    """What the child runs between fork and exec: join the trial's cgroup, pin it to the
+    trial's cores, set rlimits."""
     # Without a cgroup, fall back to the per-user limit, which counts every process of
     # this user (and does not bind root): allow the script ``processes`` more.
     nproc = None if cgroup is not None or os.geteuid() == 0 else (
@@ -70,6 +72,8 @@ def preexec(limits: ResourceLimits, cgroup: TrialCgroup | None) -> Callable[[], 
     def apply() -> None:
         if cgroup is not None:
             cgroup.join()
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         if nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         for kind, value in rlimits:

@@ -30,6 +30,8 @@ class SandboxSpec:
     resources: ResourceLimits = field(default_factory=ResourceLimits)
     gpus: tuple[str, ...] = ()
     """The GPUs the trial leased; every other GPU stays hidden."""
+    cpus: tuple[int, ...] = ()
+    """The cores the trial leased; its scripts are pinned to them (none: not pinned)."""
     environment: Mapping[str, str] = field(default_factory=dict)
     """Variables the trial adds to the sandbox's own environment."""
     run_id: str = ""
@@ -71,6 +73,7 @@ def spec_from_json(text: str) -> tuple[str, SandboxSpec]:
         workspace=Path(fields["workspace"]), protected=tuple(fields["protected"]),
         hidden=tuple(Path(path) for path in fields["hidden"]),
         resources=ResourceLimits(**fields["resources"]), gpus=tuple(fields["gpus"]),
+        cpus=tuple(fields.get("cpus", ())),
         environment=fields["environment"], run_id=fields["run_id"],
         isolation=fields["isolation"], image=fields["image"],
         mounts=tuple((host, inside) for host, inside in fields.get("mounts", ())),

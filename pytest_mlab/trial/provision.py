@@ -6,13 +6,14 @@ import os
 
 from pytest_mlab.core.task import TaskSpec, TrialLimits
 from pytest_mlab.env.workspace import Workspace
+from pytest_mlab.sandbox.environ import thread_environ
 from pytest_mlab.sandbox.resources import GIB, ResourceLimits
 from pytest_mlab.sandbox.spec import SandboxSpec
 
 
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
-    isolation: str, image: str, run_id: str, seed: int,
+    isolation: str, image: str, run_id: str, seed: int, cpus: tuple[int, ...] = (),
 ) -> SandboxSpec:
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
@@ -21,8 +22,9 @@ def sandbox_spec(
     )
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
-        hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus,
+        hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
         # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
-        environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus), "MLAB_SEED": str(seed)},
+        environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus), "MLAB_SEED": str(seed),
+                     **(thread_environ(len(cpus)) if cpus else {})},
         run_id=run_id, isolation=isolation, image=image,
     )

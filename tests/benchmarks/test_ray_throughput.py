@@ -1,0 +1,54 @@
+"""--mlab-dispatch=ray on a one-machine cluster against -n 2: the same outcomes, and
+wall times within 20% of each other, on the CPU-bound lite selection.
+
+Run for figures: pytest tests/benchmarks/test_ray_throughput.py -p no:xdist -s
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).parent.parent.parent
+CPU_BOUND = ("fashion-cnn", "contrails", "fashion-multilabel", "review-sentiment")
+WITHIN = 0.20
+
+
+def _run(tmp: Path, name: str, *extra: str) -> tuple[float, list[tuple[str, str]]]:
+    reports = tmp / name
+    command = [
+        sys.executable, "-m", "pytest", *(f"tasks/lite/{task}" for task in CPU_BOUND),
+        "--agent=oracle", "-p", "no:cacheprovider", "-q", f"--mlab-cache-dir={tmp / 'cache'}",
+        f"--mlab-report-dir={reports}", "--mlab-keep-workspaces=none", *extra,
+    ]
+    # The cluster listens on the loopback interface only.
+    environ = os.environ | {"PYTEST_ADDOPTS": "", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    start = time.perf_counter()
+    run = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3000,
+                         env=environ)
+    seconds = time.perf_counter() - start
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    (results,) = reports.glob("*/results.json")
+    records = json.loads(results.read_text())["results"]
+    return seconds, sorted((r["nodeid"], r["outcome"]) for r in records)
+
+
+def test_a_one_machine_cluster_keeps_up_with_two_workers(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two usable cores")
+    _run(tmp_path, "warm-up")  # prepares the data; not counted
+    parallel, local = _run(tmp_path, "xdist", "-n", "2")
+    # Without an address the session starts a cluster of this machine's cores.
+    cluster, remote = _run(tmp_path, "ray", "--mlab-dispatch=ray", "-p", "no:xdist")
+    print(f"\n-n 2 {parallel:.1f} s, ray {cluster:.1f} s: ray/-n 2 {cluster / parallel:.2f} "
+          f"(within {WITHIN:.0%}), load {os.getloadavg()}")
+    assert remote == local
+    assert abs(cluster - parallel) <= WITHIN * parallel

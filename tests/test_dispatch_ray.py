@@ -1,0 +1,134 @@
+"""--mlab-dispatch=ray on a local cluster of a head and two worker nodes, each holding one
+trial at a time (one declared CPU); the second also declares a GPU."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+GIB = 1 << 30
+WAITING_AGENT = '''
+import os, time, uuid
+from pathlib import Path
+
+
+class WaitingAgent:
+    """Says it has started (a file in $MLAB_PROBE_DIR), then waits about 20 seconds."""
+
+    uses_llm = False
+    needs_solution = False
+
+    def __init__(self, context):
+        self.context = context
+
+    def run(self, env):
+        Path(os.environ["MLAB_PROBE_DIR"], uuid.uuid4().hex).touch()
+        for _ in range(20):
+            env.execute("Python REPL", command="import time; time.sleep(1)")
+        return env.execute("Final Answer", final_answer="waited")
+'''
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """Head (no CPUs for trials), node A (1 CPU), node B (1 CPU and 1 declared GPU), all
+    on the loopback interface (the variable keeps Ray from swapping in another one)."""
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    cluster_utils = pytest.importorskip("ray.cluster_utils")
+    local = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
+    made = cluster_utils.Cluster(initialize_head=True,
+                                 head_node_args={"num_cpus": 0, **local})
+    made.add_node(num_cpus=1, memory=8 * GIB, **local)
+    made.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB, **local)
+    made.wait_for_nodes()
+    yield made
+    made.shutdown()
+
+
+def _gpu_node(cluster: Any) -> Any:
+    return next(node for node in cluster.worker_nodes
+                if node._ray_params.num_gpus)  # the node declared with a GPU
+
+
+def _where(pytester: pytest.Pytester) -> dict[str, list[str]]:
+    (path,) = pytester.path.glob("reports/*/dispatch.json")
+    nodes: dict[str, list[str]] = json.loads(path.read_text())["nodes"]
+    return nodes
+
+
+def test_more_trials_than_a_node_holds_end_as_locally(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    recorded("guess")
+    args = ["tasks", "--agent=oracle", "--agent=baseline", "--mlab-trials=2", *mlab_args]
+    pytester.runpytest_subprocess(*args, f"--mlab-dispatch=ray:{cluster.address}",
+                                  timeout=600).assert_outcomes(passed=2, failed=2)
+    remote = read_results()
+    assert len({node for nodes in _where(pytester).values() for node in nodes}) == 2
+    for record in remote:  # the trial's files came back to the controller's run folder
+        assert Path(record["trace"]).is_file(), record["trace"]
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=2, failed=2)
+    local = read_results()
+    assert [(r["nodeid"], r["outcome"], r["message"]) for r in remote] == [
+        (r["nodeid"], r["outcome"], r["message"]) for r in local
+    ]
+
+
+def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str],
+) -> None:
+    root = recorded("guess")
+    manifest = root / "task.toml"
+    manifest.write_text(manifest.read_text().replace("[baseline]",
+                                                     "[resources]\ngpus = 1\n\n[baseline]"))
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=oracle", "--mlab-trials=2", *mlab_args,
+        f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+    ).assert_outcomes(passed=2)
+    gpu_node = _gpu_node(cluster).node_id[:12]
+    assert all(nodes == [nodes[0]] and gpu_node in nodes[0]
+               for nodes in _where(pytester).values()), _where(pytester)
+
+
+def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded("guess")
+    pytester.makepyfile(ray_agents=WAITING_AGENT)
+    probes = pytester.mkdir("probes")
+    monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))  # reaches the nodes' sessions
+    output = (pytester.path / "output.txt").open("w")
+    run = pytester.popen([
+        sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
+        "--mlab-trials=2", "--mlab-isolation=none", *mlab_args,
+        f"--mlab-dispatch=ray:{cluster.address}",
+    ], stdout=output, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert len(list(probes.iterdir())) == 2, "the two trials never started"
+    doomed = _gpu_node(cluster)
+    cluster.remove_node(doomed)
+    try:
+        run.wait(timeout=300)
+    finally:
+        output.close()
+        cluster.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB,
+                         node_ip_address="127.0.0.1", include_dashboard=False)
+    outcomes = sorted((r["outcome"], r["message"]) for r in read_results())
+    assert [outcome for outcome, _ in outcomes] == ["error", "failed"], (
+        outcomes, (pytester.path / "output.txt").read_text()[-3000:])
+    assert doomed.node_id[:12] in outcomes[0][1]
