@@ -1,4 +1,5 @@
-"""Score a Fashion-MNIST submission by classification accuracy against the hidden labels."""
+"""Score a Fashion-MNIST submission by its error rate (the share of test images classified
+wrongly) against the hidden labels."""
 
 from __future__ import annotations
 
@@ -18,4 +19,4 @@ def score(workspace: Path, private: Path) -> float:
     submission = read_csv_submission(workspace / "submission.csv", "id", ["label"])
     labels = submission.class_numbers("label", N_CLASSES)
     predicted = submission.in_answer_order(labels, truth.index, listed="in test.npz")
-    return float(np.mean(predicted == truth.to_numpy()))
+    return float(np.mean(predicted != truth.to_numpy()))

@@ -6,6 +6,8 @@ trained for ten epochs. It does not use the citations.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import torch
@@ -23,9 +25,9 @@ def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
 
 
 def main() -> None:
-    # One thread and fixed seeds make a run repeatable; the model is small.
+    # The harness sets MLAB_SEED, so that repeated runs show the spread of the result.
     torch.set_num_threads(1)
-    torch.manual_seed(0)
+    torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
 
     features = torch.tensor(np.load("features.npy"))
     nodes = pd.read_csv("nodes.csv")

@@ -25,7 +25,7 @@ MAX_LEARNING_RATE = 3e-3
 WIDTH = 16
 
 torch.set_num_threads(2)
-torch.manual_seed(0)
+torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
 
 
 def block(c_in: int, c_out: int) -> nn.Module:
