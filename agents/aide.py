@@ -18,7 +18,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING, ClassVar
 
-from .external import PROBLEM_FILE, ExternalAgent
+from .external import PROBLEM_FILE, ExternalAgent, run_entry
 
 if TYPE_CHECKING:
     from pytest_mlab import Environment
@@ -70,5 +70,4 @@ class Aide(ExternalAgent):
         code = workspace_paths(best.read_text(encoding="utf-8"))
         best.unlink()
         (env.workspace.root / env.entry).write_text(code, encoding="utf-8")
-        ran = env.execute("Execute Script", script_name=env.entry)
-        return f"\nAIDE's best solution, as {env.entry}:\n{ran}"
+        return run_entry(env, "AIDE's best solution")

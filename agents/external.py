@@ -70,3 +70,11 @@ class ExternalAgent:
         env.execute("Final Answer", final_answer=f"The external agent finished after "
                     f"{self.gateway.calls} LLM calls. {clip(output, 2_000)}")
         return output
+
+
+def run_entry(env: Environment, agent: str) -> str:
+    """The entry script run as ``agent`` left it, so that its submission exists."""
+    if not (env.workspace.root / env.entry).is_file():
+        return f"\n{agent} left no {env.entry}."
+    ran = env.execute("Execute Script", script_name=env.entry)
+    return f"\n{env.entry}, as {agent} left it:\n{ran}"

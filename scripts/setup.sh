@@ -33,7 +33,7 @@ cache="${MLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-mlab}"
 for agent in mini-swe-agent:minisweagent aide:aide; do
   name="${agent%%:*}" module="${agent#*:}"
   python="$cache/agent-venvs/$name/bin/python"
-  if ! { [ -x "$python" ] && "$python" -c "import $module" 2>/dev/null; }; then
+  if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then
     .venv/bin/python -m pytest_mlab agent-venv "$name" >/dev/null
   fi
 done
