@@ -53,6 +53,7 @@ def test_aide_paths_become_the_workspace() -> None:
         "os.path.join('.', 'a'); \"./submission.csv\"; input('x')")
 
 
+@pytest.mark.slow
 def test_aide_solves_a_task_through_the_gateway_then_replays(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer, aide_venv: Path,
@@ -83,6 +84,7 @@ def test_aide_solves_a_task_through_the_gateway_then_replays(
     assert again["tokens_in"] == record["tokens_in"] and len(server.requests) == 2
 
 
+@pytest.mark.slow
 def test_aide_is_stopped_when_the_budget_is_spent(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer, aide_venv: Path,

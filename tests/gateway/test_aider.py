@@ -32,6 +32,7 @@ def aider_args(url: str, venv: Path, *more: str) -> list[str]:
             *more]
 
 
+@pytest.mark.slow
 def test_aider_solves_a_task_through_the_gateway_then_replays(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer, aider_venv: Path,
