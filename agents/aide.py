@@ -27,10 +27,11 @@ DEFAULT_STEPS = 20
 """aideml's own default number of nodes."""
 RUNS = "/tmp/aide"  # the sandbox's scratch: AIDE's logs and its copies of the data
 BEST = ".mlab-aide-best.py"
-# "./input/train.csv", 'input', Path("./working") ...: AIDE's folders, as string literals.
 # AIDE shuffles the package list of its prompt and flips coins in its search: seeded, a
 # trial's requests repeat, so that it replays.
 _SEEDED = "import random; random.seed(0); from aide.run import run; run()"
+# "./input/train.csv", 'input', Path("./working") ...: AIDE's folders, as string literals
+# (a column named 'input' would be caught too; AIDE's prompt names only the folders).
 _FOLDER = re.compile(r"""(["'])(?:\./)?(?:input|working)(/|\1)""")
 
 
