@@ -34,6 +34,7 @@ for agent in mini-swe-agent:minisweagent aide:aide; do
   name="${agent%%:*}" module="${agent#*:}"
   python="$cache/agent-venvs/$name/bin/python"
   if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then
-    .venv/bin/python -m pytest_mlab agent-venv "$name" >/dev/null
+    .venv/bin/python -m pytest_mlab agent-venv "$name" >/dev/null ||
+      echo "setup: could not make $name's environment; its tests will skip" >&2
   fi
 done
