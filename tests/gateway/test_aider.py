@@ -56,3 +56,20 @@ def test_aider_solves_a_task_through_the_gateway_then_replays(
                        *mlab_args).assert_outcomes(passed=1)
     (again,) = read_results()
     assert again["tokens_in"] == record["tokens_in"] and len(server.requests) == 1
+
+
+@pytest.mark.slow
+def test_aider_is_stopped_when_the_budget_is_spent(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]], server: LLMServer, aider_venv: Path,
+) -> None:
+    recorded("guess")
+    # A script that does not parse: aider's lint asks the model to fix it, a second call.
+    broken = "train.py\n```python\nprint('half a line'\n```\n"
+    server.script.respond = lambda request: say(broken)
+    args = aider_args(server.url, aider_venv, "--mlab-max-tokens=100")
+    pytester.runpytest("tasks", *args, *mlab_args).assert_outcomes(failed=1)
+    (record,) = read_results()
+    assert record["ended_by"] == "LLM budget"
+    assert len(server.requests) == 1
+    assert record["tokens_in"] + record["tokens_out"] >= 100
