@@ -49,6 +49,11 @@ class ExternalAgent:
         the research problem."""
         raise NotImplementedError
 
+    def after(self, env: Environment) -> str:
+        """What the adapter does once its agent has finished, before the final answer;
+        returns what to add to the agent's output."""
+        return ""
+
     def run(self, env: Environment) -> str:
         problem = env.workspace.root / PROBLEM_FILE
         problem.write_text(env.research_problem + "\n", encoding="utf-8")
@@ -61,6 +66,15 @@ class ExternalAgent:
             problem.unlink(missing_ok=True)
         if self.gateway.ended is not None:
             raise self.gateway.ended
+        output += self.after(env)
         env.execute("Final Answer", final_answer=f"The external agent finished after "
                     f"{self.gateway.calls} LLM calls. {clip(output, 2_000)}")
         return output
+
+
+def run_entry(env: Environment, agent: str) -> str:
+    """The entry script run as ``agent`` left it, so that its submission exists."""
+    if not (env.workspace.root / env.entry).is_file():
+        return f"\n{agent} left no {env.entry}."
+    ran = env.execute("Execute Script", script_name=env.entry)
+    return f"\n{env.entry}, as {agent} left it:\n{ran}"

@@ -39,5 +39,7 @@ class MiniSweAgent(ExternalAgent):
             "--model", "openai/mlab", "--cost-limit", "0",
             "--output", "/tmp/mini-swe-agent/trajectory.json",
             "-c", "mini.yaml", "-c", f"model.model_kwargs.api_base={base}",
+            # Its commands get the task's script timeout, not mini's own 30 seconds.
+            "-c", f"environment.timeout={max(1, int(env.limits.script_timeout))}",
         ]
         return f'{settings} {shlex.join(argv)} --task "$(cat {PROBLEM_FILE})"'

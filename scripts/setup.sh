@@ -26,3 +26,15 @@ python3 -m venv .venv
 # The CPU build first: asked for unpinned, pip would fetch a multi-GB CUDA build.
 .venv/bin/pip install --quiet torch==2.13.0
 .venv/bin/pip install --quiet -e '.[test]'
+
+# The external agents' own environments, which their end-to-end tests run (they skip
+# without them). Made once: a check that each imports is all a later run costs.
+cache="${MLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-mlab}"
+for agent in mini-swe-agent:minisweagent aide:aide; do
+  name="${agent%%:*}" module="${agent#*:}"
+  python="$cache/agent-venvs/$name/bin/python"
+  if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then
+    .venv/bin/python -m pytest_mlab agent-venv "$name" >/dev/null ||
+      echo "setup: could not make $name's environment; its tests will skip" >&2
+  fi
+done

@@ -68,8 +68,8 @@ def test_an_entry_point_agent_is_found_by_name(
     ("args", "message"),
     [
         (["--agent=nope"],
-         "*--agent: unknown agent 'nope'; choose one of: baseline, command, command-llm, "
-         "langchain, mini-swe-agent, oracle, react*"),
+         "*--agent: unknown agent 'nope'; choose one of: aide, aider, baseline, command, "
+         "command-llm, langchain, mini-swe-agent, oracle, react*"),
         (["--agent=no_such_module:Agent"], "*cannot load agent 'no_such_module:Agent'*"),
         (["--agent=scripted_agents:EchoAgent"], "*uses an LLM: give one with --llm MODEL*"),
         (["--agent=oracle", "--mlab-record-baseline=3"], "*runs the baseline agent only*"),

@@ -19,6 +19,18 @@ AGENT_PACKAGES: dict[str, tuple[str, ...]] = {
 }
 """What each adapter's environment installs (the same as its pytest-mlab extra)."""
 
+SCAFFOLD_ONLY: dict[str, tuple[str, ...]] = {
+    # aideml requires torch, tensorflow-era libraries and some eighty more for the code it
+    # writes; the scaffold itself needs these, and the tasks promise only numpy, pandas and
+    # scikit-learn to that code.
+    "aide": ("aideml==0.2.2", "--no-deps", "openai>=1.69", "anthropic>=0.20", "omegaconf",
+             "rich", "funcy", "humanize", "dataclasses-json", "backoff", "jsonschema",
+             "coolname", "shutup", "genson", "igraph", "black", "python-dotenv", "numpy",
+             "pandas", "scikit-learn"),
+}
+"""Adapters whose package is installed without its declared dependencies, and what
+their scaffold needs instead (pip's arguments, the first its own package)."""
+
 
 def agent_venv_dir(cache_dir: Path, name: str) -> Path:
     return cache_dir / "agent-venvs" / name
@@ -37,6 +49,11 @@ def make_agent_venv(cache_dir: Path, name: str, extra: tuple[str, ...] = ()) -> 
     venv = agent_venv_dir(cache_dir, name)
     if not venv_python(venv).exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "--quiet",
-                    *AGENT_PACKAGES[name], *extra], check=True)
+    pip = [str(venv_python(venv)), "-m", "pip", "install", "--quiet"]
+    if name in SCAFFOLD_ONLY:
+        package, no_deps, *needs = SCAFFOLD_ONLY[name]
+        subprocess.run([*pip, package, no_deps, *extra], check=True)
+        subprocess.run([*pip, *needs], check=True)
+    else:
+        subprocess.run([*pip, *AGENT_PACKAGES[name], *extra], check=True)
     return venv

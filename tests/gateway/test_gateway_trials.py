@@ -44,8 +44,10 @@ def calls_of(record: dict[str, Any]) -> list[dict[str, Any]]:
 def test_a_command_agent_solves_a_task_through_the_gateway_then_replays(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer,
+    sandbox_args: list[str],
 ) -> None:
     recorded("guess")
+    mlab_args = [*mlab_args, *sandbox_args]
     venv = fake_venv(pytester.path)
     server.script.replies += [say(SOLUTION), say("DONE")]
     cache = ["--mlab-llm-cache=record", "--mlab-llm-cache-dir=llm-cache"]
@@ -53,6 +55,7 @@ def test_a_command_agent_solves_a_task_through_the_gateway_then_replays(
     run.assert_outcomes(passed=1)
     (record,) = read_results()
     assert record["ended_by"] == "final answer" and record["outcome"] == "passed"
+    assert record["isolation"] == ("docker" if sandbox_args else "bwrap")
     # The server saw the agent's own sampling and the model --llm names, not the agent's.
     assert len(server.requests) == 2
     assert server.requests[0]["model"] == "x" and server.requests[0]["temperature"] == 0
@@ -92,9 +95,10 @@ def test_a_spent_budget_refuses_the_agent_and_ends_the_trial(
 def test_code_in_the_sandbox_cannot_turn_the_gateway_to_other_uses(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, sandbox_args: list[str],
 ) -> None:
     recorded("guess")
+    mlab_args = [*mlab_args, *sandbox_args]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-harness-secret")
     venv = fake_venv(pytester.path)
     (venv / "bin" / "hostile_probe.py").write_text((HERE / "hostile_probe.py").read_text())

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_venvs import installed
 from llm_server import LLMServer, Reply
 
 from pytest_mlab.llm.client import import_litellm
-from pytest_mlab.trial.agent_venv import agent_venv_dir, venv_python
 
 import_litellm()  # once per process: see tests/test_llm_agents.py
 
 SOLUTION = (Path(__file__).parents[1] / "examples" / "guess" / "solution" / "train.py").read_text()
-DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-mlab"
 
 
 @pytest.fixture
 def mini_venv() -> Path:
-    venv = agent_venv_dir(Path(os.environ.get("MLAB_CACHE_DIR") or DEFAULT_CACHE),
-                          "mini-swe-agent")
-    if not venv_python(venv).exists():
-        pytest.skip("mini-swe-agent is not installed: python -m pytest_mlab agent-venv "
-                    "mini-swe-agent")
-    return venv
+    return installed("mini-swe-agent")
 
 
 def bash(command: str) -> Reply:
