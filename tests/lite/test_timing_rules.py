@@ -42,6 +42,8 @@ def score(tmp_path: Path) -> Iterator[Callable[[Path, str, Path], float]]:
     def run(task: Path, source: str, private: Path) -> float:
         submission = tmp_path / "submission"
         submission.mkdir(exist_ok=True)
+        for helper in (task / "env").glob("*.py"):  # the task's own modules, as in a workspace
+            shutil.copy(helper, submission)
         (submission / "train.py").write_text(source)
         boxes.append(LocalSandbox(SandboxSpec(submission, isolation="none")))
         result: float = _score_module(task).score(submission, private, boxes[-1])
@@ -56,7 +58,7 @@ def _conv(body: str, head: str = "") -> str:
     """A conv2d_forward that runs ``body`` first, then convolves correctly."""
     solution = (VECTORIZATION / "solution" / "train.py").read_text()
     lines = "".join(f"    {line}\n" for line in body.splitlines())
-    marker = "    batch, height, width, c_in = x.shape\n"
+    marker = "    batch, h_out, w_out, c_out = output_shape(x, weights, stride, padding)\n"
     imports = "import numpy as np\n"
     return solution.replace(marker, lines + marker).replace(imports, imports + head + "\n")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse.csgraph import floyd_warshall
 
 SEED = 20220601
 N_TRAIN, TRAIN_SIZES = 1000, (8, 16)
@@ -36,20 +37,13 @@ def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
     """Floyd-Warshall on an (n, n) cost matrix with inf for absent roads.
 
     Entry (i, j) of the result is the node before j on the shortest path from i to j,
-    and i on the diagonal.
+    and i on the diagonal. scipy's implementation, not the workspace's own: the answers
+    do not rest on code the agent is given.
     """
-    n = len(cost)
-    distance = cost.copy()
-    np.fill_diagonal(distance, 0.0)
-    nodes = np.arange(n)
-    predecessor = np.where(np.isfinite(cost), nodes[:, None], -1)
-    np.fill_diagonal(predecessor, nodes)
-    for k in range(n):
-        through = distance[:, k, None] + distance[None, k, :]
-        better = through < distance
-        distance = np.where(better, through, distance)
-        predecessor = np.where(better, predecessor[k][None, :], predecessor)
-    return predecessor
+    _, predecessor = floyd_warshall(cost, directed=True, return_predecessors=True)
+    predecessor = np.where(predecessor < 0, -1, predecessor)
+    np.fill_diagonal(predecessor, np.arange(len(cost)))
+    return np.asarray(predecessor, dtype=np.int64)
 
 
 def random_graph(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

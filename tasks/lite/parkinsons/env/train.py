@@ -14,28 +14,14 @@ import os
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LinearRegression
-
-TARGETS = ["updrs_1", "updrs_2", "updrs_3"]
-HISTORY_MONTHS = 12
-
-
-def smape(actual: np.ndarray, predicted: np.ndarray) -> float:
-    denominator = np.abs(actual) + np.abs(predicted)
-    ratio = np.divide(
-        2 * np.abs(predicted - actual),
-        denominator,
-        out=np.zeros_like(denominator),
-        where=denominator > 0,
-    )
-    return float(100 * np.mean(ratio))
+from visits import HISTORY_MONTHS, TARGETS, first_year, print_validation, write_submission
 
 
 class LastPlusTrend:
     """Score = last score in the first year + b0 + b1 * months since month 12."""
 
     def fit(self, visits: pd.DataFrame) -> LastPlusTrend:
-        history = visits[visits["visit_month"] <= HISTORY_MONTHS]
-        later = visits[visits["visit_month"] > HISTORY_MONTHS]
+        history, later = first_year(visits)
         last = self._last(history, later)
         months = later[["visit_month"]] - HISTORY_MONTHS
         self.models = {t: LinearRegression().fit(months, later[t] - last[t]) for t in TARGETS}
@@ -64,14 +50,8 @@ def main() -> None:
     held_out = train["patient_id"].isin(patients[: len(patients) // 5])
     fit, val = train[~held_out], train[held_out]
     model = LastPlusTrend().fit(fit)
-    val_later = val[val["visit_month"] > HISTORY_MONTHS]
-    predicted = model.predict(val[val["visit_month"] <= HISTORY_MONTHS], val_later)
-    print(f"Validation SMAPE: {smape(val_later[TARGETS].to_numpy(), predicted.to_numpy()):.2f}")
-
-    predicted = model.predict(history, test)
-    submission = pd.concat([test[["Id"]], predicted], axis=1)
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    print_validation(model, val)
+    write_submission(test, model.predict(history, test))
 
 
 if __name__ == "__main__":

@@ -14,21 +14,9 @@ import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import GroupShuffleSplit
 from threadpoolctl import threadpool_limits
+from visits import TARGETS, first_year, print_validation, write_submission
 
-TARGETS = ["updrs_1", "updrs_2", "updrs_3"]
-HISTORY_MONTHS = 12
 MIDDLE_MONTH = 6  # the first-year mean sits near month 6
-
-
-def smape(actual: np.ndarray, predicted: np.ndarray) -> float:
-    denominator = np.abs(actual) + np.abs(predicted)
-    ratio = np.divide(
-        2 * np.abs(predicted - actual),
-        denominator,
-        out=np.zeros_like(denominator),
-        where=denominator > 0,
-    )
-    return float(100 * np.mean(ratio))
 
 
 def patient_table(history: pd.DataFrame, proteins: pd.DataFrame,
@@ -56,8 +44,7 @@ class Forecaster:
         return x, (rows["visit_month"].to_numpy() - MIDDLE_MONTH)
 
     def fit(self, visits: pd.DataFrame) -> Forecaster:
-        history = visits[visits["visit_month"] <= HISTORY_MONTHS]
-        later = visits[visits["visit_month"] > HISTORY_MONTHS]
+        history, later = first_year(visits)
         x, months = self._x(history, later)
         self.models = {}
         for target in TARGETS:
@@ -85,15 +72,8 @@ def main() -> None:
     split = GroupShuffleSplit(n_splits=1, test_size=0.2, random_state=0)
     fit_rows, val_rows = next(split.split(train, groups=train["patient_id"]))
     fit, val = train.iloc[fit_rows], train.iloc[val_rows]
-    val_later = val[val["visit_month"] > HISTORY_MONTHS]
-    model = Forecaster(proteins, patients).fit(fit)
-    predicted = model.predict(val[val["visit_month"] <= HISTORY_MONTHS], val_later)
-    print(f"Validation SMAPE: {smape(val_later[TARGETS].to_numpy(), predicted.to_numpy()):.2f}")
-
-    predicted = Forecaster(proteins, patients).fit(train).predict(history, test)
-    submission = pd.concat([test[["Id"]], predicted], axis=1)
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    print_validation(Forecaster(proteins, patients).fit(fit), val)
+    write_submission(test, Forecaster(proteins, patients).fit(train).predict(history, test))
 
 
 if __name__ == "__main__":

@@ -13,21 +13,13 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from graphs import Graphs, accuracy, load, routes, subset
 
 SEED = int(os.environ.get("MLAB_SEED", "0"))
 VALID_SHARE = 0.2
 
 
-def load(path: str) -> dict[str, np.ndarray]:
-    with np.load(path) as data:
-        return {key: data[key] for key in data.files}
-
-
-def subset(data: dict[str, np.ndarray], graphs: np.ndarray) -> dict[str, np.ndarray]:
-    return {key: value[graphs] for key, value in data.items()}
-
-
-def road_examples(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def road_examples(data: Graphs) -> tuple[np.ndarray, np.ndarray]:
     """Measurements of every road (u, v) and whether it is the cheapest route from u to v."""
     graph, u, v = np.nonzero(data["adjacency"])
     return data["edge_features"][graph, u, v], data["predecessors"][graph, u, v] == u
@@ -57,39 +49,9 @@ class LogisticRegression:
         return 1.0 / (1.0 + np.exp(-(self.weights[0] + x @ self.weights[1:])))
 
 
-def floyd_warshall(cost: np.ndarray) -> np.ndarray:
-    """Predecessors on cheapest routes for an (n, n) cost matrix, inf where there is no road."""
-    n = len(cost)
-    distance = cost.copy()
-    np.fill_diagonal(distance, 0.0)
-    nodes = np.arange(n)
-    predecessor = np.where(np.isfinite(cost), nodes[:, None], -1)
-    np.fill_diagonal(predecessor, nodes)
-    for k in range(n):
-        through = distance[:, k, None] + distance[None, k, :]
-        better = through < distance
-        distance = np.where(better, through, distance)
-        predecessor = np.where(better, predecessor[k][None, :], predecessor)
-    return predecessor
-
-
-def predict(model: LogisticRegression, data: dict[str, np.ndarray]) -> np.ndarray:
+def predict(model: LogisticRegression, data: Graphs) -> np.ndarray:
     """Predecessor matrices (graphs, size, size), -1 on padding."""
-    predicted = np.full(data["adjacency"].shape, -1, dtype=np.int64)
-    for g, n in enumerate(data["n_nodes"]):
-        roads = data["adjacency"][g, :n, :n]
-        cheap = model.probability(data["edge_features"][g, :n, :n].astype(np.float64))
-        cost = -np.log(np.clip(cheap, 1e-9, 1.0))
-        predicted[g, :n, :n] = floyd_warshall(np.where(roads, cost, np.inf))
-    return predicted
-
-
-def accuracy(predicted: np.ndarray, data: dict[str, np.ndarray]) -> float:
-    """Share of correct predecessors over pairs (i, j) of distinct nodes."""
-    size = predicted.shape[1]
-    nodes = np.arange(size)[None, :] < data["n_nodes"][:, None]
-    pairs = nodes[:, :, None] & nodes[:, None, :] & ~np.eye(size, dtype=bool)
-    return float(np.mean(predicted[pairs] == data["predecessors"][pairs]))
+    return routes(data, lambda roads: -np.log(np.clip(model.probability(roads), 1e-9, 1.0)))
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
+from submission import write_submission
 
 FEATURES = ["Pclass", "Female", "Age", "SibSp", "Parch"]
 
@@ -49,9 +50,7 @@ def main() -> None:
 
     final = model(seed).fit(x, survived)
     probability = final.predict_proba(features(test, median_age))[:, 1]
-    submission = pd.DataFrame({"PassengerId": test["PassengerId"], "Survived": probability})
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    write_submission(test, probability)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
+from submission import write_submission
 from threadpoolctl import threadpool_limits
 
 TITLES = ["Mr", "Mrs", "Miss", "Master"]
@@ -72,9 +73,7 @@ def main() -> None:
 
     final = model().fit(features(train, train), train["Survived"])
     predicted = final.predict_proba(features(test, train))[:, 1]
-    submission = pd.DataFrame({"PassengerId": test["PassengerId"], "Survived": predicted})
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    write_submission(test, predicted)
 
 
 if __name__ == "__main__":

@@ -2,63 +2,28 @@
 
 from __future__ import annotations
 
-import os
-import time
-from pathlib import Path
-
 import torch
+from generation import time_generate
 from transformers import LlamaForCausalLM
-from transformers.utils import logging as hf_logging
-
-MODEL_DIR = Path(__file__).resolve().parent / "llama"
-VOCAB_SIZE = 2048
-# The same shapes the harness times: 24 prompts of 12 tokens, 8 new tokens each.
-BATCH, PROMPT_LEN, NEW_TOKENS = 24, 12, 8
 
 
-def load_model(path: Path = MODEL_DIR) -> LlamaForCausalLM:
-    """The model exactly as the harness builds it: float32, evaluation mode."""
-    model: LlamaForCausalLM = LlamaForCausalLM.from_pretrained(path).eval()
-    return model
+def _decode(model: LlamaForCausalLM, prompt: torch.Tensor, max_new_tokens: int) -> torch.Tensor:
+    sequence = prompt.unsqueeze(0)
+    for _ in range(max_new_tokens):
+        next_id = model(input_ids=sequence).logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        sequence = torch.cat([sequence, next_id], dim=1)
+    return sequence
 
 
 def generate(
     model: LlamaForCausalLM, prompt_ids: torch.Tensor, max_new_tokens: int
 ) -> torch.Tensor:
-    """Greedy decoding: append the most likely next token, max_new_tokens times.
-
-    prompt_ids: int64 tensor (batch, prompt_len). Returns an int64 tensor
-    (batch, prompt_len + max_new_tokens): each prompt followed by its new tokens.
-    """
+    """The starter's greedy decoding, one prompt at a time, on two threads."""
     torch.set_num_threads(2)  # back to 1 before returning
-    rows = []
-    for prompt in prompt_ids:
-        sequence = prompt.unsqueeze(0)
-        for _ in range(max_new_tokens):
-            logits = model(input_ids=sequence).logits
-            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)
-            sequence = torch.cat([sequence, next_id], dim=1)
-        rows.append(sequence)
+    rows = [_decode(model, prompt, max_new_tokens) for prompt in prompt_ids]
     torch.set_num_threads(1)
     return torch.cat(rows, dim=0)
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(1)  # as the harness does
-    hf_logging.disable_progress_bar()
-    model = load_model()
-    seed = int(os.environ.get("MLAB_SEED", "0"))  # the harness sets it per run
-    prompts = torch.randint(
-        0, VOCAB_SIZE, (BATCH, PROMPT_LEN), generator=torch.Generator().manual_seed(seed)
-    )
-    generate(model, prompts[:1], 2)  # warm-up, as the harness does with an untimed call
-    start = time.perf_counter()
-    output = generate(model, prompts, NEW_TOKENS)
-    elapsed = time.perf_counter() - start
-    tokens = BATCH * NEW_TOKENS
-    print(f"output shape: {tuple(output.shape)}")
-    print(f"first continuation: {output[0, PROMPT_LEN:].tolist()}")
-    print(
-        f"{tokens} tokens in {elapsed:.3f} s: {tokens / elapsed:.1f} tokens/s "
-        "(for information; the harness times generate() itself)"
-    )
+    time_generate(generate)
