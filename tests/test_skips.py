@@ -27,8 +27,8 @@ def test_no_recorded_baseline_skips_with_the_command_that_records_one(
     (record,) = read_results()
     assert record["outcome"] == "skipped"
     assert record["message"] == (
-        f"guess has no recorded baseline; record one with: "
-        f"pytest {root} --agent=baseline --mlab-record-baseline=2"
+        f"guess has no recorded baseline; validate the task, which records it: "
+        f"pytest {root} --mlab-validate"
     )
 
 

@@ -151,12 +151,12 @@ def mlab_baseline(
     except TaskFormatError as exc:
         raise InfrastructureError(str(exc)) from None
     if record is None:
-        pytest.skip(f"{task.name} has no recorded baseline; record one with: pytest "
-                    f"{task.root} --agent=baseline "
-                    f"--mlab-record-baseline={task.manifest.baseline.runs}")
+        pytest.skip(f"{task.name} has no recorded baseline; validate the task, which "
+                    f"records it: pytest {task.root} --mlab-validate")
     if record.task_hash != task.content_hash():
         warnings.warn(MlabWarning(f"{task.baseline_record} was recorded for another version "
-                                  "of the task; record it again"), stacklevel=1)
+                                  f"of the task; validate it again: pytest {task.root} "
+                                  "--mlab-validate"), stacklevel=1)
     return record.baseline()
 
 
