@@ -29,8 +29,8 @@ def fake_venv(root: Path) -> Path:
     return venv
 
 
-def gateway_args(server_url: str, venv: Path, *more: str) -> list[str]:
-    command = f"python {shlex.quote(str(venv / 'bin' / 'scripted_agent.py'))}"
+def gateway_args(server_url: str, venv: Path, *more: str, wire: str = "openai") -> list[str]:
+    command = f"WIRE={wire} python {shlex.quote(str(venv / 'bin' / 'scripted_agent.py'))}"
     return ["--agent=command", "--llm=openai/x", f"--mlab-llm-api-base={server_url}",
             f"--mlab-agent-cmd={command}", f"--mlab-agent-venv={venv}",
             "--mlab-llm-backoff=0.01", "--mlab-llm-timeout=20", *more]
@@ -117,3 +117,22 @@ def test_code_in_the_sandbox_cannot_turn_the_gateway_to_other_uses(
     assert seen["network"].startswith("refused")
     assert server.requests == []  # none of it reached the provider
     # The provider gets the harness's key, added on the harness side.
+
+
+@pytest.mark.parametrize("wire", ["openai-stream", "anthropic", "anthropic-stream"])
+def test_the_other_wire_formats_reach_the_model_and_are_metered(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]], server: LLMServer, wire: str,
+) -> None:
+    recorded("guess")
+    venv = fake_venv(pytester.path)
+    server.script.replies += [say(SOLUTION), say("DONE")]
+    run = pytester.runpytest("tasks", *gateway_args(server.url, venv, wire=wire), *mlab_args)
+    run.assert_outcomes(passed=1)
+    (record,) = read_results()
+    assert record["ended_by"] == "final answer" and len(server.requests) == 2
+    # Translated to the chat form, with the agent's own sampling.
+    assert server.requests[0]["model"] == "x" and server.requests[0]["temperature"] == 0
+    assert server.requests[0]["messages"][-1]["role"] == "user"
+    calls = calls_of(record)
+    assert record["tokens_in"] == sum(c["tokens_in"] for c in calls) > 0
