@@ -12,11 +12,9 @@ training and validation papers together: the latter are closer in time to the te
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
 import pandas as pd
 import torch
+from graph import load_graph, seed_torch, write_submission
 from torch import nn
 
 HOPS = 3
@@ -90,25 +88,18 @@ def predict(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    torch.set_num_threads(1)
-    torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
-
-    features = torch.tensor(np.load("features.npy"))
-    nodes = pd.read_csv("nodes.csv")
-    labels = pd.read_csv("labels.csv")
-    edges = pd.read_csv("edges.csv")
-
-    n_classes = int(labels["label"].max()) + 1
-    # Test papers keep the label -1: theirs are hidden.
-    y = torch.full((len(nodes),), -1)
-    y[torch.tensor(labels["node_id"].to_numpy())] = torch.tensor(labels["label"].to_numpy())
-    split = {
-        name: torch.tensor(group["node_id"].to_numpy()) for name, group in nodes.groupby("split")
-    }
+    seed_torch()
+    graph = load_graph()
+    y, n_classes, split = graph.y, graph.n_classes, graph.split
     known = torch.cat([split["train"], split["valid"]])
-    adjacency = normalised_adjacency(edges, len(nodes))
-    x = torch.cat([hop_features(features, adjacency),
-                   label_features(edges, y, n_classes, adjacency)], dim=1)
+    adjacency = normalised_adjacency(graph.edges, len(y))
+    x = torch.cat(
+        [
+            hop_features(graph.features, adjacency),
+            label_features(graph.edges, y, n_classes, adjacency),
+        ],
+        dim=1,
+    )
     x = (x - x.mean(dim=0)) / x.std(dim=0)
 
     model = fit(x[split["train"]], y[split["train"]], n_classes)
@@ -117,9 +108,7 @@ def main() -> None:
 
     model = fit(x[known], y[known], n_classes)
     predicted = predict(model, x[split["test"]])
-    submission = pd.DataFrame({"node_id": split["test"].numpy(), "label": predicted.numpy()})
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    write_submission(split["test"], predicted)
 
 
 if __name__ == "__main__":

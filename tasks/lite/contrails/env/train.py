@@ -16,6 +16,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
+from frames import dice
 from torch import nn
 
 EPOCHS = 8
@@ -32,12 +33,6 @@ def false_colour(images: np.ndarray) -> torch.Tensor:
     x = torch.from_numpy(images).float()
     channels = torch.stack([x[:, 2] - x[:, 1], x[:, 1] - x[:, 0], x[:, 1]], dim=1)
     return channels - channels.mean(dim=(2, 3), keepdim=True)
-
-
-def dice(predicted: np.ndarray, truth: np.ndarray) -> float:
-    """Global Dice over all pixels of all frames, as the scorer computes it."""
-    overlap = np.logical_and(predicted, truth).sum()
-    return float(2 * overlap / max(predicted.sum() + truth.sum(), 1))
 
 
 def predict(model: nn.Module, images: torch.Tensor) -> np.ndarray:

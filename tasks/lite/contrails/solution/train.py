@@ -21,32 +21,17 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 import torch
 import torch.nn.functional as F
+from frames import dice, ridge_kernels
 from torch import nn
 
 VALIDATION = 200
 EPOCHS = 5
 BATCH = 16
 CROP = 32  # train on random crops: a quarter of the arithmetic per frame
-ANGLES = 12
 
 
-def ridge_bank(sigma_cross: float, sigma_along: float = 4.0, size: int = 15) -> torch.Tensor:
-    """Elongated second-derivative-of-Gaussian kernels: bright thin lines at each angle."""
-    offsets = np.arange(size) - size // 2
-    rows, cols = np.meshgrid(offsets, offsets, indexing="ij")
-    kernels = []
-    for angle in np.linspace(0, np.pi, ANGLES, endpoint=False):
-        along = cols * np.cos(angle) + rows * np.sin(angle)
-        across = -cols * np.sin(angle) + rows * np.cos(angle)
-        kernel = np.exp(-(along**2) / (2 * sigma_along**2)) * (
-            1 - across**2 / sigma_cross**2
-        ) * np.exp(-(across**2) / (2 * sigma_cross**2))
-        kernel -= kernel.mean()
-        kernels.append(kernel / np.abs(kernel).sum())
-    return torch.tensor(np.stack(kernels)[:, None], dtype=torch.float32)
-
-
-BANKS = [ridge_bank(0.8), ridge_bank(1.4)]
+# Bright thin lines at twelve orientations, two widths.
+BANKS = [torch.tensor(ridge_kernels(s)[:, None], dtype=torch.float32) for s in (0.8, 1.4)]
 
 
 def blur(x: torch.Tensor, sigma: float) -> torch.Tensor:
@@ -79,11 +64,6 @@ def features(images: np.ndarray) -> torch.Tensor:
 
 def batched_features(images: np.ndarray) -> torch.Tensor:
     return torch.cat([features(images[i : i + 200]) for i in range(0, len(images), 200)])
-
-
-def dice(predicted: np.ndarray, truth: np.ndarray) -> float:
-    overlap = np.logical_and(predicted, truth).sum()
-    return float(2 * overlap / max(predicted.sum() + truth.sum(), 1))
 
 
 def probabilities(model: nn.Module, x: torch.Tensor) -> np.ndarray:

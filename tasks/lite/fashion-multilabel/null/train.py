@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+from scenes import load, write_submission
 
-train = np.load("train.npz")
-test = np.load("test.npz")
+train, test = load()
 frequency = train["labels"].mean(axis=0)
-submission = pd.DataFrame(
-    np.tile(frequency, (len(test["ids"]), 1)), columns=[str(c) for c in range(len(frequency))]
-)
-submission.insert(0, "id", test["ids"])
-submission.to_csv("submission.csv", index=False)
+write_submission(np.tile(frequency, (len(test["ids"]), 1)), test["ids"])

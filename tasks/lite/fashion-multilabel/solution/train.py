@@ -8,27 +8,21 @@ probabilities average each scene and its mirror image. Trained on every labelled
 
 from __future__ import annotations
 
-import os
+import scenes  # first: it sets up OpenMP before torch loads
 
-# Idle OpenMP threads spin by default, which stalls training badly when other
-# processes share the CPUs; set before torch loads its OpenMP runtime.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
+# isort: split
 import numpy as np
-import pandas as pd
 import torch
 import torch.nn.functional as F
+from scenes import N_CLASSES, seed_torch, write_submission
 from torch import nn
 
-N_CLASSES = 10
 EPOCHS = 5
 BATCH_SIZE = 64
 MAX_LEARNING_RATE = 4e-3
 WIDTH = 16
 
-torch.set_num_threads(2)
-# The harness sets MLAB_SEED, so that repeated runs show the spread of the result.
-torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
+seed_torch()
 
 
 def conv_bn(c_in: int, c_out: int, kernel: int, stride: int) -> list[nn.Module]:
@@ -70,8 +64,7 @@ def probabilities(model: nn.Module, x: torch.Tensor) -> np.ndarray:
 
 
 def main() -> None:
-    train = np.load("train.npz")
-    test = np.load("test.npz")
+    train, test = scenes.load()
     x = torch.from_numpy(train["images"]).float().unsqueeze(1) / 255.0
     y = torch.from_numpy(train["labels"]).float()
     mean, std = x.mean(), x.std()
@@ -94,12 +87,7 @@ def main() -> None:
             total += loss.item() * len(batch)
         print(f"epoch {epoch + 1}: training loss {total / len(y):.3f}")
 
-    submission = pd.DataFrame(
-        probabilities(model, x_test), columns=[str(c) for c in range(N_CLASSES)]
-    )
-    submission.insert(0, "id", test["ids"])
-    submission.to_csv("submission.csv", index=False, float_format="%.6f")
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    write_submission(probabilities(model, x_test), test["ids"], "%.6f")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ the best Dice on the training frames, are called contrail."""
 from __future__ import annotations
 
 import numpy as np
+from frames import threshold_rule
 from scipy.ndimage import gaussian_filter
 
 
@@ -14,14 +15,5 @@ def detail(images: np.ndarray) -> np.ndarray:
     return split_window - gaussian_filter(split_window, sigma=(0, 3, 3), mode="reflect")
 
 
-def dice(predicted: np.ndarray, truth: np.ndarray) -> float:
-    return float(2 * np.logical_and(predicted, truth).sum() / max(predicted.sum() + truth.sum(), 1))
-
-
-with np.load("train.npz") as train, np.load("test.npz") as test:
-    response, truth = detail(train["images"]), train["masks"] > 0
-    test_ids, test_response = test["ids"], detail(test["images"])
-candidates = np.quantile(response, np.linspace(0.8, 0.995, 40))
-best = max(candidates, key=lambda t: dice(response > t, truth))
-print(f"threshold {best:.3f} K: training Dice {dice(response > best, truth):.4f}")
-np.savez("submission.npz", ids=test_ids, masks=(test_response > best).astype(np.uint8))
+best, training_dice = threshold_rule(detail, lowest_quantile=0.8)
+print(f"threshold {best:.3f} K: training Dice {training_dice:.4f}")

@@ -5,6 +5,7 @@ the best Dice on the training frames) are called contrail."""
 from __future__ import annotations
 
 import numpy as np
+from frames import threshold_rule
 
 
 def coldness(images: np.ndarray) -> np.ndarray:
@@ -12,14 +13,5 @@ def coldness(images: np.ndarray) -> np.ndarray:
     return band.mean(axis=(1, 2), keepdims=True) - band
 
 
-def dice(predicted: np.ndarray, truth: np.ndarray) -> float:
-    return float(2 * np.logical_and(predicted, truth).sum() / max(predicted.sum() + truth.sum(), 1))
-
-
-with np.load("train.npz") as train, np.load("test.npz") as test:
-    response, truth = coldness(train["images"]), train["masks"] > 0
-    test_ids, test_response = test["ids"], coldness(test["images"])
-candidates = np.quantile(response, np.linspace(0.5, 0.995, 40))
-best = max(candidates, key=lambda t: dice(response > t, truth))
-print(f"margin {best:.2f} K: training Dice {dice(response > best, truth):.4f}")
-np.savez("submission.npz", ids=test_ids, masks=(test_response > best).astype(np.uint8))
+best, training_dice = threshold_rule(coldness, lowest_quantile=0.5)
+print(f"margin {best:.2f} K: training Dice {training_dice:.4f}")
