@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-EPOCHS = 8
+EPOCHS = 10
 BATCH_SIZE = 128
 MAX_LEARNING_RATE = 3e-3
-WIDTH = 16
+WIDTH = 24
 
 torch.set_num_threads(2)
 torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
