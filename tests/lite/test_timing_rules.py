@@ -138,7 +138,8 @@ def test_the_vectorization_scorer_s_shortcuts_are_refused(
     tmp_path: Path, score: Callable[[Path, str, Path], float]
 ) -> None:
     for name, sentence in (("torch-conv2d", "train.py imports torch"),
-                           ("two-threads", "train.py ran 2 threads")):
+                           # Two threads beside the main one: the sampler sees 2 or 3 alive.
+                           ("two-threads", r"train.py ran [2-9] threads; it must use one")):
         source = (VECTORIZATION / "heuristics" / name / "train.py").read_text()
         with pytest.raises(InvalidSubmission, match=sentence):
             score(VECTORIZATION, source, tmp_path)
