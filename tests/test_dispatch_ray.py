@@ -43,6 +43,7 @@ def cluster() -> Iterator[Any]:
     """Head (no CPUs for trials), node A (1 CPU), node B (1 CPU and 1 declared GPU), all
     on the loopback interface (the variable keeps Ray from swapping in another one)."""
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # no report to Ray's server
     cluster_utils = pytest.importorskip("ray.cluster_utils")
     local = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
     made = cluster_utils.Cluster(initialize_head=True,

@@ -50,6 +50,9 @@ def _trial(job: RemoteJob) -> Iterator[Any]:
 def connect(address: str | None) -> None:
     """Join the cluster at ``address``, or RAY_ADDRESS's, or start one on this machine."""
     own_ip = _loopback(address)
+    # Ray reports usage to its makers' server unless told not to; the harness sends
+    # nothing anywhere on its own.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if own_ip is not None:
         # Read when ray is imported: otherwise Ray swaps a loopback address for the
         # machine's outside one, where a loopback-only cluster does not listen.

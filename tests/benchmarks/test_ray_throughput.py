@@ -30,7 +30,8 @@ def _run(tmp: Path, name: str, *extra: str) -> tuple[float, list[tuple[str, str]
         f"--mlab-report-dir={reports}", "--mlab-keep-workspaces=none", *extra,
     ]
     # The cluster listens on the loopback interface only.
-    environ = os.environ | {"PYTEST_ADDOPTS": "", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    environ = os.environ | {"PYTEST_ADDOPTS": "", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+                              "RAY_USAGE_STATS_ENABLED": "0"}
     start = time.perf_counter()
     run = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3000,
                          env=environ)
