@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_mlab.cli.new_task import scaffold
+from pytest_mlab.core.results import TrialResult
+from pytest_mlab.trial.validation import Validation, _check_heuristic
 
 
 @pytest.fixture
@@ -97,3 +99,17 @@ def test_trials_see_their_seed_and_record_it(
     assert [round(r["score"]) for r in records] == expected
     recording = json.loads(next(pytester.path.glob("baseline-runs/*/results.json")).read_text())
     assert sorted(r["seed"] for r in recording["results"]) == [0, 1]
+
+
+@pytest.mark.parametrize(("score", "beaten"), [(0.40, False), (0.37, False), (0.30, True)])
+def test_a_heuristic_beats_the_starter_only_beyond_its_noise(score: float, beaten: bool) -> None:
+    # A timing task (seconds, lower is better): starter 0.38 +- 0.01 over its seeds.
+    check = Validation("t", "", "seconds", "lower", 0.9)
+    result = TrialResult(nodeid="t", task="t", agent="oracle", llm=None, trial=0,
+                         metric="seconds", direction="lower", outcome="failed",
+                         success=False, threshold=0.9, score=score)
+    _check_heuristic(check, "loop-reorder", result, 0.38, 0.01)
+    assert check.heuristics == {"loop-reorder": score}
+    assert check.problems == ([
+        "the starter (seconds=0.38 ± 0.01) does not beat the heuristic loop-reorder (0.3)"]
+        if beaten else [])

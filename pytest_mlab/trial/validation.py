@@ -21,6 +21,10 @@ from pytest_mlab.trial.spec import TRIAL_SEEDS, Overrides, TrialSpec
 
 NOISE_SDS = 5.0
 """The bar must stand this many baseline standard deviations above the baseline's mean."""
+TIE_SDS = 3.0
+"""A heuristic beats the starter only when it does better by more than this many starter
+standard deviations: a single run of a timing task's heuristic as fast as the starter
+lands on either side of its mean by chance."""
 SEEDS = 5
 SOLUTION_TRIALS = 3
 
@@ -95,7 +99,7 @@ def validate(task: TaskSpec, data: PreparedData, make: SandboxMaker,
             check.problems.append(f"the null submission passes: {null.message}")
     for folder in sorted(p for p in task.heuristics_dir.glob("*") if p.is_dir()):
         (run,) = _runs(task, data, make, folder, "oracle", once, baseline)
-        _check_heuristic(check, folder.name, run, mean)
+        _check_heuristic(check, folder.name, run, mean, sd)
     _check_times(check, task)
     return check
 
@@ -119,13 +123,16 @@ def _check_solution(check: Validation, runs: list[TrialResult]) -> None:
                               f"{failed[0].message}")
 
 
-def _check_heuristic(check: Validation, name: str, run: TrialResult, mean: float) -> None:
+def _check_heuristic(
+    check: Validation, name: str, run: TrialResult, mean: float, sd: float
+) -> None:
     check.heuristics[name] = run.score
+    margin = TIE_SDS * sd if check.direction == "higher" else -TIE_SDS * sd
     if run.success:
         check.problems.append(f"the heuristic {name} clears the bar: {run.message}")
-    elif run.score is not None and not _better(mean, run.score, check.direction):
-        check.problems.append(f"the starter ({check.metric}={mean:.4g}) does not beat the "
-                              f"heuristic {name} ({run.score:.4g})")
+    elif run.score is not None and _better(run.score, mean + margin, check.direction):
+        check.problems.append(f"the starter ({check.metric}={mean:.4g} ± {sd:.2g}) does not "
+                              f"beat the heuristic {name} ({run.score:.4g})")
 
 
 def _check_times(check: Validation, task: TaskSpec) -> None:
