@@ -9,7 +9,6 @@ llama-inference prepares its own: the scorer loads the private model first)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
 import zipfile
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from task_scripts import load_script
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.core.task import load_task
@@ -33,11 +33,7 @@ HUGE_HEADER = (b"\x93NUMPY\x01\x00v\x00" + b"{'descr': '<i8', 'fortran_order': F
 
 
 def _score_module(task: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"score_{task.replace('-', '_')}",
-                                                  TASKS / task / "score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TASKS / task, "score.py")
     return module
 
 

@@ -3,11 +3,11 @@ ceiling a relative improvement in accuracy is too small to stand above the noise
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from task_scripts import load_script
 
 from pytest_mlab.core.task import load_task
 
@@ -15,10 +15,7 @@ TASK = Path(__file__).parent.parent.parent / "tasks" / "lite" / "fashion-cnn"
 
 
 def _score(workspace: Path, private: Path) -> float:
-    spec = importlib.util.spec_from_file_location("score_fashion_cnn", TASK / "score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TASK, "score.py")
     return float(module.score(workspace, private))
 
 

@@ -4,20 +4,17 @@ patient public."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from task_scripts import load_script
 
 TASK = Path(__file__).parent.parent.parent / "tasks" / "lite" / "parkinsons"
 
 
 def _prepare(root: Path) -> tuple[Path, Path]:
-    spec = importlib.util.spec_from_file_location("prepare_parkinsons", TASK / "prepare.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TASK, "prepare.py")
     public, private = root / "public", root / "private"
     module.prepare(public, private)
     return public, private

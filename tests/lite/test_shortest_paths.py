@@ -4,23 +4,20 @@ them, while the same algorithm on the hidden cost reproduces every one."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from task_scripts import load_script
 
 TASK = Path(__file__).parents[2] / "tasks" / "lite" / "shortest-paths"
 Graphs = dict[str, np.ndarray]
 
 
 def _prepare() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("shortest_paths_prepare", TASK / "prepare.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TASK, "prepare.py")
     return module
 
 

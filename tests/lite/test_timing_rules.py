@@ -4,7 +4,6 @@ submission here passed, or could have, before the rules moved into the child."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from task_scripts import load_script
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.core.task import load_task
@@ -25,11 +25,7 @@ LLAMA = TASKS / "llama-inference"
 
 
 def _score_module(task: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"score_{task.name.replace('-', '_')}",
-                                                  task / "score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(task, "score.py")
     return module
 
 

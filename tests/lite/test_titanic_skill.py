@@ -4,12 +4,12 @@ probability outside 0 to 1 is an invalid submission."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pandas as pd
 import pytest
+from task_scripts import load_script
 
 from pytest_mlab.core.errors import InvalidSubmission
 
@@ -18,10 +18,7 @@ OUTCOMES = [1, 0, 0, 1, 0]
 
 
 def _scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("score_titanic", TASK / "score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(TASK, "score.py")
     return module
 
 
