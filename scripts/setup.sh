@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian=(bubblewrap docker.io dataset-fashion-mnist bible-kjv chromium)
+debian=(bubblewrap docker.io debootstrap dataset-fashion-mnist bible-kjv chromium)
 missing=()
 for package in "${debian[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

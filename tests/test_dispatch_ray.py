@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import LLMServer
+from react_trial import answer
 
 pytestmark = pytest.mark.slow
 GIB = 1 << 30
@@ -102,12 +104,12 @@ def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
                for nodes in _where(pytester).values()), _where(pytester)
 
 
-def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
-    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    recorded("guess")
+def _lose_a_node_mid_run(
+    pytester: pytest.Pytester, cluster: Any, mlab_args: list[str],
+    monkeypatch: pytest.MonkeyPatch, *extra: str,
+) -> str:
+    """Two waiting trials, one on each worker node; the GPU node is removed once both have
+    started (and added again after the run). Returns the lost node's id."""
     pytester.makepyfile(ray_agents=WAITING_AGENT)
     probes = pytester.mkdir("probes")
     monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))  # reaches the nodes' sessions
@@ -115,7 +117,7 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
     run = pytester.popen([
         sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
         "--mlab-trials=2", "--mlab-isolation=none", *mlab_args,
-        f"--mlab-dispatch=ray:{cluster.address}",
+        f"--mlab-dispatch=ray:{cluster.address}", *extra,
     ], stdout=output, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
@@ -129,7 +131,74 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
         output.close()
         cluster.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB,
                          node_ip_address="127.0.0.1", include_dashboard=False)
+    lost: str = doomed.node_id[:12]
+    return lost
+
+
+def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded("guess")
+    lost = _lose_a_node_mid_run(pytester, cluster, mlab_args, monkeypatch)
     outcomes = sorted((r["outcome"], r["message"]) for r in read_results())
     assert [outcome for outcome, _ in outcomes] == ["error", "failed"], (
         outcomes, (pytester.path / "output.txt").read_text()[-3000:])
-    assert doomed.node_id[:12] in outcomes[0][1]
+    assert lost in outcomes[0][1]
+
+
+def test_a_trial_lost_with_its_node_runs_again_with_retries(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded("guess")
+    lost = _lose_a_node_mid_run(pytester, cluster, mlab_args, monkeypatch,
+                                "--mlab-ray-retries=1")
+    outcomes = [r["outcome"] for r in read_results()]
+    assert outcomes == ["failed", "failed"], (
+        read_results(), (pytester.path / "output.txt").read_text()[-3000:])
+    # The retried trial ran twice: first on the lost node, then on another one.
+    runs = [nodes for nodes in _where(pytester).values() if len(nodes) == 2]
+    assert len(runs) == 1 and lost in runs[0][0] and lost not in runs[0][1], _where(pytester)
+    assert len(list((pytester.path / "probes").iterdir())) == 3
+
+
+def test_the_session_cost_cap_counts_what_every_node_spent(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    server: LLMServer,
+) -> None:
+    recorded("guess")
+    server.script.replies += [answer("List Files", {"dir_path": "."})] * 3
+    # Two trials start at once, one a node, and spend past the cap; the third starts on
+    # whichever node frees first, whose own sessions never spent a thing there.
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=react", "--llm=gpt-4", f"--mlab-llm-api-base={server.url}",
+        "--mlab-llm-backoff=0.01", "--mlab-trials=3", "--mlab-max-tokens=10",
+        "--mlab-max-session-cost=0.000001", *mlab_args,
+        f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+    ).assert_outcomes(failed=2, skipped=1)
+    skipped = [r for r in read_results() if r["outcome"] == "skipped"]
+    assert "the session's LLM budget of $1e-06 is spent" in skipped[0]["message"]
+    assert len(server.requests) == 2
+
+
+def test_remote_trials_show_their_steps_live_at_verbose(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded("guess")
+    pytester.makepyfile(ray_agents=WAITING_AGENT)
+    monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))
+    run = pytester.runpytest_subprocess(
+        "tasks", "--agent=ray_agents:WaitingAgent", "--mlab-isolation=none", "-v",
+        *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600)
+    run.assert_outcomes(failed=1)
+    steps = [line for line in run.outlines if line.startswith("[mlab] ") and " step " in line]
+    # The agent takes a step a second up to the task's 10; each one the node saw is
+    # shown once, in order.
+    assert len(steps) >= 3, run.outlines[-40:]
+    numbers = [int(line.split(" step ")[1].split()[0]) for line in steps]
+    assert numbers == sorted(set(numbers)) and numbers[-1] <= 10, steps

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mlab.core import taskkit_use
 from pytest_mlab.core.task import TaskFormatError, load_task
 
 GUESS = Path(__file__).parent / "examples" / "guess"
@@ -28,6 +29,46 @@ def test_the_content_hash_ignores_the_baseline_record_and_solution(tmp_path: Pat
     assert load_task(root / "task.toml").content_hash() == before
     (root / "score.py").write_text((root / "score.py").read_text() + "\n# changed\n")
     assert load_task(root / "task.toml").content_hash() != before
+
+
+def test_the_content_hash_counts_the_task_helpers_its_code_loads_and_no_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taskkit = shutil.copytree(taskkit_use.TASKKIT, tmp_path / "taskkit")
+    monkeypatch.setattr(taskkit_use, "TASKKIT", taskkit)
+    root = shutil.copytree(GUESS, tmp_path / "guess")
+    # timed_child loads child_driver in turn; nothing here loads child_guard.
+    (root / "score.py").write_text(
+        (root / "score.py").read_text() + "\nfrom pytest_mlab.taskkit import timed_child\n")
+    task = load_task(root / "task.toml")
+    before = task.content_hash()
+    (taskkit / "child_guard.py").write_text("# changed\n")
+    assert task.content_hash() == before
+    for loaded in ("child_driver.py", "timed_child.py", "__init__.py"):
+        (taskkit / loaded).write_text((taskkit / loaded).read_text() + "\n# changed\n")
+        assert task.content_hash() != before, loaded
+        before = task.content_hash()
+
+
+@pytest.mark.parametrize(("source", "loaded"), [
+    ("from pytest_mlab.taskkit.submission import read_csv_submission", {"submission"}),
+    ("import pytest_mlab.taskkit.arrays as arrays", {"arrays"}),
+    ("from pytest_mlab.taskkit import arrays, splits", {"arrays", "splits"}),
+    ("import numpy", set()),
+    # What cannot be read, or loads the package as a whole, counts every helper.
+    ("from pytest_mlab import taskkit", "all"),
+    ("def broken(:", "all"),
+])
+def test_the_helpers_a_file_loads_are_read_from_its_imports(
+    tmp_path: Path, source: str, loaded: set[str] | str
+) -> None:
+    (tmp_path / "score.py").write_text(source + "\n")
+    every = {p.stem for p in taskkit_use.TASKKIT.glob("*.py")}
+    found = {p.stem for p in taskkit_use.taskkit_files([tmp_path / "score.py"])}
+    if isinstance(loaded, str):
+        assert found == every
+    else:
+        assert found == (loaded | {"__init__"} if loaded else set())
 
 
 @pytest.mark.parametrize(

@@ -125,3 +125,18 @@ def test_results_json_is_valid_and_versioned(
     assert loaded.schema_version == 2 and loaded.results[0].schema_version == 2
     assert (loaded.run.selected, loaded.run.complete, loaded.run.interrupted) == (1, True, False)
     assert json.loads(path.read_text())["run"]["command"][1:3] == ["tasks", "--agent=oracle"]
+
+
+@pytest.mark.parametrize(("extra", "scheduler"), [
+    ((), "WorkStealingScheduling"),  # trials of uneven length: idle workers take waiting ones
+    (("--dist", "load"), "LoadScheduling"),  # what the user asks for stands
+])
+def test_workers_take_waiting_trials_unless_told_otherwise(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    extra: tuple[str, ...], scheduler: str,
+) -> None:
+    recorded("guess")
+    run = pytester.runpytest_subprocess("tasks", "--agent=oracle", "--mlab-trials=2", "-n", "2",
+                                        "-v", *extra, *mlab_args)
+    run.assert_outcomes(passed=2)
+    run.stdout.fnmatch_lines([f"scheduling tests via {scheduler}"])

@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.task import (
-    TASKKIT,
     BaselinePolicy,
     Metric,
     Resources,
@@ -34,6 +33,7 @@ from pytest_mlab.core.task import (
     TrialLimits,
     _describe,
 )
+from pytest_mlab.core.taskkit_use import taskkit_files
 
 PROBLEM = Path("scripts") / "research_problem.txt"
 READ_ONLY = Path("scripts") / "read_only_files.txt"
@@ -174,10 +174,11 @@ class OriginalTask(TaskSpec):
         return self.overlay_path.with_suffix(".baseline.json")
 
     def content_hash(self) -> str:
-        """The original's env/ and scripts/, the overlay, its scorer and the task helpers."""
+        """The original's env/ and scripts/, the overlay, the scorers and the task helpers
+        that preparing and scoring load."""
         digest = hashlib.sha256(self.overlay_path.read_bytes() + b"\0")
         roots = [(self.root / "env", "env/"), (self.root / "scripts", "scripts/"),
-                 (self.overlay_path.parent / SCORERS, "scorers/"), (TASKKIT, "taskkit:")]
+                 (self.overlay_path.parent / SCORERS, "scorers/")]
         for root, prefix in roots:
             for path in sorted(root.rglob("*")):
                 rel = path.relative_to(root)
@@ -185,6 +186,9 @@ class OriginalTask(TaskSpec):
                     continue
                 digest.update((prefix + rel.as_posix()).encode() + b"\0")
                 digest.update(path.read_bytes() + b"\0")
+        scorers = sorted((self.overlay_path.parent / SCORERS).glob("*.py"))
+        for path in taskkit_files(scorers, modules=["original"]):
+            digest.update(f"taskkit:{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
         return digest.hexdigest()[:16]
 
 

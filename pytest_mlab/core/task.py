@@ -12,10 +12,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_mlab.core.task_files import BASELINE_RECORD, MANIFEST
+from pytest_mlab.core.taskkit_use import taskkit_files
 
 _NOT_HASHED = {MANIFEST, BASELINE_RECORD, "solution", "null", "heuristics"}
-# Read as files, not imported: the task helpers stand apart from the harness.
-TASKKIT = Path(__file__).resolve().parent.parent / "taskkit"
 
 
 class TaskFormatError(Exception):
@@ -154,18 +153,18 @@ class TaskSpec:
         Left out: the wording of task.toml (only its ``entry`` counts), the baseline
         record, the reference solution and the null submission, so that recording a
         baseline or editing the instructions invalidates neither data nor baselines.
-        The task helpers every scorer may import (``pytest_mlab.taskkit``) count too.
+        The task helpers its code imports (``pytest_mlab.taskkit``) count too.
         """
         digest = hashlib.sha256(self.manifest.entry.encode() + b"\0")
-        for root, prefix in ((self.root, ""), (TASKKIT, "taskkit:")):
-            for path in sorted(root.rglob("*")):
-                rel = path.relative_to(root)
-                if not path.is_file() or rel.parts[0] in _NOT_HASHED:
-                    continue
-                if "__pycache__" in rel.parts:
-                    continue
-                name = (prefix + rel.as_posix()).encode()
-                digest.update(name + b"\0" + path.read_bytes() + b"\0")
+        hashed = [path for path in sorted(self.root.rglob("*")) if path.is_file()
+                  and path.relative_to(self.root).parts[0] not in _NOT_HASHED
+                  and "__pycache__" not in path.relative_to(self.root).parts]
+        for path in hashed:
+            name = path.relative_to(self.root).as_posix().encode()
+            digest.update(name + b"\0" + path.read_bytes() + b"\0")
+        for path in taskkit_files(p for p in hashed if p.suffix == ".py"):
+            name = f"taskkit:{path.name}".encode()
+            digest.update(name + b"\0" + path.read_bytes() + b"\0")
         return digest.hexdigest()[:16]
 
 

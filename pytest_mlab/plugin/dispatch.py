@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -120,25 +121,36 @@ class RayDispatch:
         self.dispatch = dispatch
         self.trials: dict[str, RemoteTrial] = {}
         self.summary = ""
+        self._stop_watch = threading.Event()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
             return
-        from pytest_mlab.plugin.dispatch_ray import connect, submit_items
+        from pytest_mlab.plugin.dispatch_ray import connect, submit_items, watch_session
 
         connect(self.dispatch.address)
         self.trials = submit_items(self.config, session.items, self.dispatch.retries,
                                    trial_args(self.config))
+        if self.trials:
+            settings = self.config.stash[SETTINGS_KEY]
+            watch = (list(self.trials.values()), settings.llm.max_session_cost,
+                     settings.run_files.traces, self._stop_watch)
+            threading.Thread(target=watch_session, args=watch, name="mlab-ray-session",
+                             daemon=True).start()
 
     @pytest.fixture
     def mlab_remote_result(self, request: pytest.FixtureRequest) -> TrialResult:
         """The record of this item's trial, once the cluster has run it."""
         from pytest_mlab.core.errors import TrialFault
         from pytest_mlab.core.results import TrialResult
+        from pytest_mlab.plugin.dispatch_ray import HeldBack
         from pytest_mlab.plugin.dispatch_remote import moved_record, unpack
 
         trial = self.trials[request.node.nodeid]
-        outcome = trial.outcome()
+        try:
+            outcome = trial.outcome()
+        except HeldBack as held:
+            pytest.skip(str(held))
         run_dir = self.config.stash[SETTINGS_KEY].run_files.root
         unpack(outcome.files, run_dir)
         if outcome.record is None:
@@ -158,6 +170,7 @@ class RayDispatch:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         from pytest_mlab.plugin.dispatch_ray import shutdown
 
+        self._stop_watch.set()
         for trial in self.trials.values():
             trial.cancel()
         if self.trials:

@@ -11,8 +11,10 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.errors import InfrastructureError
 from pytest_mlab.plugin.dispatch_remote import (
     RemoteJob,
@@ -23,10 +25,15 @@ from pytest_mlab.plugin.dispatch_remote import (
 )
 
 GIB = 1 << 30
+_WATCH_SECONDS = 0.5
 
 
 class NodeLost(InfrastructureError):
     """The node running a trial went away; the message names it."""
+
+
+class HeldBack(Exception):
+    """The trial was cancelled before it started; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -38,13 +45,69 @@ class Ask:
     memory_bytes: int
 
 
-def _trial(job: RemoteJob) -> Iterator[Any]:
+class SessionTally:
+    """The session's LLM spending, and each running trial's latest step: one Ray actor
+    that the nodes send to and the controller reads."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self.steps: dict[str, str] = {}
+
+    def add(self, cost: float) -> None:
+        self.spent += cost
+
+    def show(self, name: str, progress: str) -> None:
+        self.steps[name] = progress
+
+    def state(self) -> tuple[float, dict[str, str]]:
+        return self.spent, self.steps
+
+
+@dataclass(frozen=True)
+class _TallyLink:
+    """SessionLink over the actor, from a node. Never waits: a Ray task that blocks on an
+    answer gives its CPUs back meanwhile, and the node would start another trial."""
+
+    actor: Any
+
+    def add(self, cost: float) -> None:
+        self.actor.add.remote(cost)
+
+    def show(self, name: str, progress: str) -> None:
+        self.actor.show.remote(name, progress)
+
+
+def watch_session(trials: list[RemoteTrial], cap: float | None, traces: Path,
+                  stop: threading.Event) -> None:
+    """Until ``stop``, on the controller: write each remote trial's latest step into the
+    traces folder, where the live display reads local trials' steps; once the session
+    has spent ``cap``, hold back every trial no node has started."""
+    import ray
+
+    tally = trials[0].tally
+    written: dict[str, str] = {}
+    while not stop.wait(_WATCH_SECONDS):
+        try:
+            spent, steps = ray.get(tally.state.remote())
+        except Exception:
+            return  # the cluster is gone: the items' own waits say so
+        for name, text in steps.items():
+            if written.get(name) != text and "/" not in name:
+                write_atomic(traces / name, text)
+                written[name] = text
+        if cap is not None and spent >= cap:
+            for trial in trials:
+                trial.hold_back(f"the session's LLM budget of ${cap:g} is spent "
+                                f"(${spent:.4f}); no new trial starts")
+
+
+def _trial(job: RemoteJob, tally: Any) -> Iterator[Any]:
     import ray
 
     context = ray.get_runtime_context()
     yield node_name(context.get_node_id(),
                     ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
-    yield run_job(job, [str(gpu) for gpu in ray.get_gpu_ids()])
+    yield run_job(job, [str(gpu) for gpu in ray.get_gpu_ids()], _TallyLink(tally))
 
 
 def connect(address: str | None) -> None:
@@ -100,12 +163,16 @@ class RemoteTrial:
     job: RemoteJob
     ask: Ask
     retries: int
+    tally: Any
+    """The session's SessionTally actor."""
     nodes: list[str] = field(default_factory=list)
     """Every node that took the trial, in order."""
     _run: Any = None
     _started: threading.Thread | None = None
     _node: str | Exception | None = None
     done: bool = False
+    held_back: str | None = None
+    """Why the trial was cancelled before a node started it (the session's budget)."""
 
     def submit(self) -> None:
         import ray
@@ -114,7 +181,7 @@ class RemoteTrial:
             num_cpus=self.ask.cpus, num_gpus=self.ask.gpus, memory=self.ask.memory_bytes,
             max_retries=0, num_returns="streaming",
         )
-        self._run, self._node = remote.remote(self.job), None
+        self._run, self._node = remote.remote(self.job, self.tally), None
         # The node is learnt as the trial starts, not when its item comes up: by then the
         # node may be gone, and with it what it said.
         self._started = threading.Thread(target=self._learn_node, daemon=True)
@@ -149,6 +216,9 @@ class RemoteTrial:
                 self.done = True
                 return outcome
             except Exception as exc:
+                if self.held_back is not None:
+                    self.done = True
+                    raise HeldBack(self.held_back) from None
                 if not _is_lost(exc):
                     self.done = True
                     where = f" on {node}" if node else ""
@@ -163,6 +233,15 @@ class RemoteTrial:
                                    f"trial{retried}") from None
                 self.submit()
 
+    def hold_back(self, reason: str) -> None:
+        """Cancel the trial if no node has started it. One that starts in the moment of
+        the cancel is stopped before its first step, and counts as held back too."""
+        import ray
+
+        if self._node is None and not self.done and self.held_back is None:
+            self.held_back = reason
+            ray.cancel(self._run)
+
     def cancel(self) -> None:
         import ray
 
@@ -173,9 +252,13 @@ class RemoteTrial:
 def submit_items(config: Any, items: list[Any], retries: int,
                  args: tuple[str, ...]) -> dict[str, RemoteTrial]:
     """Submit every trial item at once, each asking for its task's resources."""
+    import ray
+
     from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 
     run_id = config.stash[SETTINGS_KEY].run_id
+    # No CPU of its own: it must not hold a slot a trial could use.
+    tally = ray.remote(SessionTally).options(num_cpus=0).remote()
     trials = {}
     for item in items:
         spec = item.stash.get(TRIAL_KEY, None)
@@ -187,7 +270,7 @@ def submit_items(config: Any, items: list[Any], retries: int,
         job = RemoteJob(nodeid=item.nodeid, args=args, rootdir=str(config.rootpath),
                         invocation_dir=str(config.invocation_params.dir), run_id=run_id,
                         cpus=ask.cpus, environ=passed_environ())
-        trials[item.nodeid] = RemoteTrial(job, ask, retries)
+        trials[item.nodeid] = RemoteTrial(job, ask, retries, tally)
         trials[item.nodeid].submit()
     return trials
 

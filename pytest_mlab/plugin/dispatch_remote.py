@@ -16,15 +16,20 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from pytest_mlab.core.run_files import RunFiles
+from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.trial.cpus import CORES_VARIABLE
 
 # What a trial leaves in its run folder (run_files.py); the session's summary files are
 # the controller's to write.
 _TRIAL_FOLDERS = ("traces", "snapshots", "workspaces")
 RUN_ID_VARIABLE = "MLAB_RUN_ID"
+_SHARE_SECONDS = 1.0
+"""How often a running trial sends the session what it spent and its latest step."""
 
 
 @dataclass(frozen=True)
@@ -94,18 +99,63 @@ def _pack(run_dir: Path) -> bytes:
     return buffer.getvalue()
 
 
-def run_job(job: RemoteJob, gpus: list[str]) -> RemoteOutcome:
-    """Run the job's one trial here; the record and files come back, never raised."""
+class SessionLink(Protocol):
+    """Where a trial on a node sends, as it runs, what the controller's session tallies
+    (on Ray, an actor): what the trial spent on LLM calls, and its latest step. Neither
+    call waits for an answer."""
+
+    def add(self, cost: float) -> None: ...
+
+    def show(self, name: str, progress: str) -> None: ...
+
+
+@dataclass
+class _Shared:
+    """What the trial has sent the session so far."""
+
+    link: SessionLink
+    run: RunFiles
+    spent: float = 0.0
+    progress: dict[str, str] = field(default_factory=dict)
+
+    def pass_on(self) -> None:
+        spent = CostLedger(self.run.spend_ledger).total()
+        if spent > self.spent:
+            self.link.add(spent - self.spent)
+            self.spent = spent
+        for files in self.run.running():
+            try:
+                text = files.progress.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if self.progress.get(files.progress.name) != text:
+                self.link.show(files.progress.name, text)
+                self.progress[files.progress.name] = text
+
+
+def run_job(job: RemoteJob, gpus: list[str], link: SessionLink | None = None) -> RemoteOutcome:
+    """Run the job's one trial here; the record and files come back, never raised. With
+    ``link``, what the trial spends and each step it takes go to the session as it runs."""
     with tempfile.TemporaryDirectory(prefix="mlab-remote-") as tmp:
         reports = Path(tmp) / "reports"
+        run_dir = reports / job.run_id
+        shared = _Shared(link, RunFiles(run_dir)) if link is not None else None
         environ = os.environ | job.environ | {RUN_ID_VARIABLE: job.run_id,
                                               CORES_VARIABLE: str(job.cpus)}
         environ.pop("PYTEST_XDIST_WORKER", None)
-        run = subprocess.run(_command(job, reports, gpus), cwd=job.invocation_dir,
-                             env=environ, capture_output=True, text=True, check=False)
-        run_dir = reports / job.run_id
-        output = (run.stdout + run.stderr)[-4000:]
-        return RemoteOutcome(_record(run_dir, job.nodeid), _pack(run_dir), output,
+        with subprocess.Popen(_command(job, reports, gpus), cwd=job.invocation_dir, env=environ,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) as run:
+            while True:
+                try:
+                    output, _ = run.communicate(timeout=_SHARE_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    if shared is not None:
+                        shared.pass_on()
+        if shared is not None:
+            shared.pass_on()
+        return RemoteOutcome(_record(run_dir, job.nodeid), _pack(run_dir), output[-4000:],
                              str(run_dir))
 
 

@@ -10,7 +10,7 @@ import os
 import secrets
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +121,19 @@ def _saves_or_compares(config: pytest.Config) -> bool:
     )
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object]:
+    """With -n and no --dist, idle workers take waiting trials from busy ones (xdist's
+    worksteal): trials differ in length by minutes, and under xdist's default (load) each
+    worker keeps the items it was dealt at the start, so two long ones can queue on one
+    worker while the other idles. Runs before xdist turns an unset --dist into load."""
+    option = config.option
+    if (getattr(option, "numprocesses", None) and getattr(option, "dist", None) == "no"
+            and not getattr(option, "distload", False)):
+        option.dist = "worksteal"
+    return (yield)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.plugin.dispatch import configure_dispatch
     from pytest_mlab.plugin.records import TrialRecords
@@ -178,8 +191,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Live progress at -v: polled files under -n, the item's own line without. Set up
-    here, where the terminal reporter exists."""
+    """Live progress at -v: polled files under -n and on Ray, the item's own line
+    otherwise. Set up here, where the terminal reporter exists."""
+    from pytest_mlab.plugin.dispatch import dispatched
     from pytest_mlab.plugin.progress import InlineProgress, LiveProgress
 
     config = session.config
@@ -187,7 +201,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     terminal = config.pluginmanager.get_plugin("terminalreporter")
     if config.get_verbosity() < 1 or terminal is None or hasattr(config, "workerinput"):
         return
-    if getattr(config.option, "dist", "no") != "no":
+    if getattr(config.option, "dist", "no") != "no" or dispatched(config):
         polling = LiveProgress(config, settings.run_files)
         config.pluginmanager.register(polling, "mlab-progress")
         polling.start()

@@ -92,6 +92,9 @@ class DockerSandbox:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
+        else:
+            # The image's own PATH finds its Python (a virtual environment, say).
+            del self.environment["PATH"]
         # Installed data the answers could be read from: folders covered by empty ones,
         # files by /dev/null.
         tmpfs = {"/tmp": f"size={limits.memory_bytes}"}

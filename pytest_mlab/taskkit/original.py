@@ -7,7 +7,8 @@ what it added to ``env/`` becomes the public data and ``scripts/`` (answers and
 user's checkout is never written.
 
 score: the overlay's replacement scorer, or the original's ``get_score`` on the copy of
-the submission; an exception it raises on that copy makes the submission invalid.
+the submission; an exception it raises on that copy makes the submission invalid, unless
+it failed to read a file outside the submission (then the trial is an error).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.original_task import SCORERS, read_overlay
 from pytest_mlab.taskkit.original_sources import check_sources
 
@@ -108,13 +109,25 @@ def _original_score(submission: Path, private: Path) -> float:
         try:
             value: Any = module.get_score(str(submission))
         except Exception as exc:
-            raise InvalidSubmission(
-                f"the original eval.py rejected the submission: {type(exc).__name__}: "
-                + " ".join(str(exc).split())[:300]
-            ) from None
+            said = f"{type(exc).__name__}: " + " ".join(str(exc).split())[:300]
+            if _outside(exc, submission):
+                raise ScorerError(f"the original eval.py could not read its own files: {said}"
+                                  ) from None
+            raise InvalidSubmission(f"the original eval.py rejected the submission: {said}"
+                                    ) from None
         finally:
             os.chdir(here)
     return float(value)
+
+
+def _outside(exc: Exception, submission: Path) -> bool:
+    """Whether eval.py failed on a file outside the submission (its answers, the data):
+    no submission can cause that, so it is the harness's fault. Called from eval.py's
+    working folder, which relative names are read against."""
+    if not isinstance(exc, OSError) or exc.filename is None:
+        return False
+    path = Path(os.path.abspath(os.fsdecode(exc.filename)))
+    return not path.is_relative_to(os.path.abspath(submission))
 
 
 def score(overlay_path: Path, submission: Path, private: Path, runner: Any) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import shutil
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -15,7 +16,9 @@ import pytest
 from fake_docker import FakeDocker
 from original_folders import write_task
 
+from pytest_mlab.core.errors import InvalidSubmission, ScorerError
 from pytest_mlab.sandbox import docker as docker_sandbox
+from pytest_mlab.taskkit import original
 
 
 @pytest.fixture
@@ -106,6 +109,25 @@ def test_an_eval_exception_on_the_submission_makes_it_invalid(
     assert record["outcome"] == "failed"
     assert record["message"] == ("rows: invalid submission: the original eval.py rejected "
                                  "the submission: ValueError: 7 predictions for 10 rows")
+
+
+def test_an_eval_that_cannot_read_its_own_answers_is_an_error_not_a_failure(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows")
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(failed=1)
+    # Prepared and the baseline measured, then the answers lost from the cache: no
+    # submission is to blame.
+    (answers,) = pytester.path.rglob("private/scripts/answer.csv")
+    answers.unlink()
+    pytester.runpytest(str(benchmarks), *args).assert_outcomes(errors=1)
+    (record,) = read_results()
+    assert record["outcome"] == "error"
+    assert "the original eval.py could not read its own files: FileNotFoundError" in (
+        record["message"])
+    assert "answer.csv" in record["message"]
 
 
 def test_downloads_from_a_mirror_and_skips_when_it_cannot_be_reached(
@@ -240,3 +262,22 @@ def test_a_module_lost_after_preparing_skips_with_the_same_sentence(
     assert record["message"] == ("rows: needs the Python modules mlab_lost_module "
                                  "(pip install mlab_lost_module)")
     assert prepared.exists()  # the data stayed prepared: the check came before the trial
+
+
+@pytest.mark.parametrize(("lost", "error", "said"), [
+    ("answer.csv", ScorerError, "could not read its own files: FileNotFoundError"),
+    ("submission.csv", InvalidSubmission, "rejected the submission: FileNotFoundError"),
+])
+def test_a_file_eval_cannot_read_is_blamed_on_whoever_owns_it(
+    tmp_path: Path, lost: str, error: type[Exception], said: str
+) -> None:
+    folder = write_task(tmp_path / "benchmarks", tmp_path / "overlays", "rows")
+    private, submission = tmp_path / "cache" / "private", tmp_path / "submission"
+    shutil.copytree(folder / "scripts", private / "scripts")
+    (private / "scripts" / "answer.csv").write_text("y\n1\n")
+    submission.mkdir()
+    (submission / "submission.csv").write_text("y\n1\n")
+    for found in (private / "scripts" / lost, submission / lost):
+        found.unlink(missing_ok=True)
+    with pytest.raises(error, match=said):
+        original.score(tmp_path / "overlays" / "rows.toml", submission, private, runner=None)

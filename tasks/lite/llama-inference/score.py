@@ -27,9 +27,9 @@ BATCH, PROMPT_LEN, NEW_TOKENS = 24, 12, 8
 # An untimed first call with other shapes: it warms the child up, and a function
 # that only handles the timed shapes fails it.
 CHECK_BATCH, CHECK_PROMPT_LEN, CHECK_NEW_TOKENS = 3, 7, 5
-# A token that differs from the reference still counts as greedy when its logit is this
-# close to the best one: batching or caching moves float32 logits by about 1e-6, which
-# can flip a near tie; deliberate changes (lower precision, sampling) move them far more.
+# A returned token counts as greedy when its logit is within this of the best one there:
+# batching or caching moves float32 logits by about 1e-6, which can flip a near tie;
+# deliberate changes (lower precision, sampling) move them far more.
 TIE_TOLERANCE = 1e-4
 READY_TIMEOUT = 120.0
 CALL_TIMEOUT = 120.0
@@ -121,21 +121,9 @@ def _check(model: LlamaForCausalLM, prompts: np.ndarray, new_tokens: int, out: n
         raise InvalidSubmission("generate's output does not start with the prompts.")
     if out.min() < 0 or out.max() >= VOCAB_SIZE:
         raise InvalidSubmission(f"generate returned token ids outside 0..{VOCAB_SIZE - 1}.")
-    prompt_tensor = torch.from_numpy(prompts)
+    # One forward pass over the returned sequence gives the logits at every step: each
+    # new token must be the best one there (ties within float noise allowed).
     with torch.inference_mode():
-        reference = model.generate(
-            prompt_tensor,
-            attention_mask=torch.ones_like(prompt_tensor),
-            max_new_tokens=new_tokens,
-            min_new_tokens=new_tokens,
-            do_sample=False,
-            num_beams=1,
-            use_cache=True,
-            pad_token_id=0,
-        )
-        if np.array_equal(out, reference.numpy()):
-            return
-        # Where the tokens differ, score the returned sequence itself, one step at a time.
         tokens = torch.from_numpy(out)
         logits = model(input_ids=tokens).logits[:, prompt_len - 1 : -1].double()
         chosen = logits.gather(-1, tokens[:, prompt_len:, None]).squeeze(-1)

@@ -76,7 +76,6 @@ def probabilities(model: nn.Module, x: torch.Tensor) -> np.ndarray:
 def main() -> None:
     begin = time.perf_counter()
     torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
-    torch.set_num_threads(2)
     with np.load("train.npz") as train, np.load("test.npz") as test:
         x, masks = batched_features(train["images"]), train["masks"]
         test_ids, test_x = test["ids"], batched_features(test["images"])

@@ -7,14 +7,9 @@ predictions average the logits of each image and its mirror image.
 
 from __future__ import annotations
 
-import os
+from fashion import load_images, seed_torch, write_submission  # first: OpenMP set-up
 
-# Idle OpenMP threads spin by default, which stalls training badly when other
-# processes share the CPUs; set before torch loads its OpenMP runtime.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-import numpy as np
-import pandas as pd
+# isort: split
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -24,8 +19,7 @@ BATCH_SIZE = 128
 MAX_LEARNING_RATE = 3e-3
 WIDTH = 24
 
-torch.set_num_threads(2)
-torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
+seed_torch()
 
 
 def block(c_in: int, c_out: int) -> nn.Module:
@@ -61,13 +55,7 @@ def predict(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    train = np.load("train.npz")
-    test = np.load("test.npz")
-    x = torch.from_numpy(train["images"]).float().unsqueeze(1) / 255.0
-    y = torch.from_numpy(train["labels"]).long()
-    mean, std = x.mean(), x.std()
-    x = (x - mean) / std
-    x_test = (torch.from_numpy(test["images"]).float().unsqueeze(1) / 255.0 - mean) / std
+    x, y, x_test, test_ids = load_images()
 
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=MAX_LEARNING_RATE, weight_decay=5e-4)
@@ -85,9 +73,7 @@ def main() -> None:
             total += loss.item() * len(batch)
         print(f"epoch {epoch + 1}: training loss {total / len(y):.3f}")
 
-    submission = pd.DataFrame({"id": test["ids"], "label": predict(model, x_test).numpy()})
-    submission.to_csv("submission.csv", index=False)
-    print(f"Wrote submission.csv with {len(submission)} rows")
+    write_submission(test_ids, predict(model, x_test))
 
 
 if __name__ == "__main__":

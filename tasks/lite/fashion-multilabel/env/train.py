@@ -13,6 +13,7 @@ import torch
 from scenes import N_CLASSES, seed_torch, write_submission
 from sklearn.metrics import average_precision_score
 from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
 
 EPOCHS = 3
 BATCH_SIZE = 64
@@ -27,14 +28,16 @@ def to_tensor(images: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(images).float().unsqueeze(1) / 255.0
 
 
+def conv_pool(c_in: int, c_out: int) -> list[nn.Module]:
+    """A 5 x 5 convolution, then halve the resolution."""
+    return [nn.Conv2d(c_in, c_out, kernel_size=5), nn.ReLU(), nn.MaxPool2d(2)]
+
+
 def make_model() -> nn.Module:
+    """56 x 56 -> 26 x 26 -> 11 x 11, then one hidden layer and a score per class."""
     return nn.Sequential(
-        nn.Conv2d(1, 8, kernel_size=5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(8, 16, kernel_size=5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
+        *conv_pool(1, 8),
+        *conv_pool(8, 16),
         nn.Flatten(),
         nn.Linear(16 * 11 * 11, 64),
         nn.ReLU(),
@@ -56,15 +59,15 @@ def main() -> None:
     n_val = int(len(y) * VALIDATION_FRACTION)
     val, fit = order[:n_val], order[n_val:]
 
+    batches = DataLoader(TensorDataset(x[fit], y[fit]), batch_size=BATCH_SIZE, shuffle=True)
     model = make_model()
     optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
     loss_fn = nn.BCEWithLogitsLoss()
     for epoch in range(EPOCHS):
         model.train()
-        shuffled = fit[torch.randperm(len(fit))]
-        for batch in shuffled.split(BATCH_SIZE):
+        for images, labels in batches:
             optimizer.zero_grad()
-            loss = loss_fn(model(x[batch]), y[batch])
+            loss = loss_fn(model(images), labels)
             loss.backward()
             optimizer.step()
         val_map = average_precision_score(y[val].numpy(), probabilities(model, x[val]))

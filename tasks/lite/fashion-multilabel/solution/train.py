@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from scenes import N_CLASSES, seed_torch, write_submission
 from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
 
 EPOCHS = 5
 BATCH_SIZE = 64
@@ -71,21 +72,21 @@ def main() -> None:
     x = (x - mean) / std
     x_test = (torch.from_numpy(test["images"]).float().unsqueeze(1) / 255.0 - mean) / std
 
+    batches = DataLoader(TensorDataset(x, y), batch_size=BATCH_SIZE, shuffle=True)
     model = PresenceNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=MAX_LEARNING_RATE, weight_decay=5e-4)
-    steps = EPOCHS * -(-len(y) // BATCH_SIZE)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, MAX_LEARNING_RATE, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, MAX_LEARNING_RATE, epochs=EPOCHS, steps_per_epoch=len(batches)
+    )
     for epoch in range(EPOCHS):
         model.train()
-        total = 0.0
-        for batch in torch.randperm(len(y)).split(BATCH_SIZE):
-            loss = F.binary_cross_entropy_with_logits(model(mirror_some(x[batch])), y[batch])
+        for images, labels in batches:
+            loss = F.binary_cross_entropy_with_logits(model(mirror_some(images)), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             schedule.step()
-            total += loss.item() * len(batch)
-        print(f"epoch {epoch + 1}: training loss {total / len(y):.3f}")
+        print(f"epoch {epoch + 1}: last batch's training loss {loss.item():.3f}")
 
     write_submission(probabilities(model, x_test), test["ids"], "%.6f")
 

@@ -20,6 +20,15 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
+# Many shallow trees, each a small step, regularised against the few large houses.
+TREE_SETTINGS = {
+    "max_iter": 500,
+    "learning_rate": 0.08,
+    "max_leaf_nodes": 15,
+    "min_samples_leaf": 10,
+    "l2_regularization": 1.0,
+}
+
 
 def features(frame: pd.DataFrame) -> pd.DataFrame:
     x = frame.drop(columns=["Id", "price"], errors="ignore")
@@ -48,14 +57,7 @@ def boosted_trees(categorical: list[str]) -> Pipeline:
         verbose_feature_names_out=False,
     ).set_output(transform="pandas")
     trees = HistGradientBoostingRegressor(
-        max_iter=500,
-        learning_rate=0.08,
-        max_leaf_nodes=15,
-        min_samples_leaf=10,
-        l2_regularization=1.0,
-        categorical_features=categorical,
-        early_stopping=False,
-        random_state=0,
+        **TREE_SETTINGS, categorical_features=categorical, early_stopping=False, random_state=0
     )
     return make_pipeline(encode, trees)
 
