@@ -234,8 +234,8 @@ class RemoteTrial:
                 self.submit()
 
     def hold_back(self, reason: str) -> None:
-        """Cancel the trial if no node has started it. One that starts in the moment of
-        the cancel is stopped before its first step, and counts as held back too."""
+        """Cancel the trial if no node has started it. One that a node starts at the very
+        moment of the cancel is interrupted there, and counts as held back too."""
         import ray
 
         if self._node is None and not self.done and self.held_back is None:
