@@ -3,9 +3,9 @@
 With ``-n``, trials write their latest step to ``traces/<trial>.progress.json`` and the
 controller, which runs no trial and captures nothing, polls those files and prints a line
 per step. On Ray the nodes hand their trials' steps to the controller, which writes them
-into the same files. Without ``-n``, the trial runs in this very process: each step rewrites the
-item's own line on the terminal, with capture suspended for the moment, so nothing lands
-in the captured output and the item's line is not printed twice.
+into the same files. Without either, the trial runs in this very process: each step
+rewrites the item's own line on the terminal, with capture suspended for the moment, so
+nothing lands in the captured output and the item's line is not printed twice.
 """
 
 from __future__ import annotations
