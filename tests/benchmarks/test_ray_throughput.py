@@ -64,9 +64,6 @@ def test_a_one_machine_cluster_gives_the_outcomes_of_two_workers(
     assert timed_runs["remote"] == timed_runs["local"]
 
 
-@pytest.mark.xfail(reason="issue #17 is open: a Ray worker and a pytest session per trial "
-                          "cost 25% at load 11 on 2 cores (217.7 s with -n 2, 271.5 s on Ray)",
-                   strict=False)
 def test_a_one_machine_cluster_keeps_up_with_two_workers(timed_runs: dict[str, Any]) -> None:
     parallel, cluster = timed_runs["parallel"], timed_runs["cluster"]
     assert abs(cluster - parallel) <= WITHIN * parallel
