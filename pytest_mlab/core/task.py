@@ -156,13 +156,13 @@ class TaskSpec:
         The task helpers its code imports (``pytest_mlab.taskkit``) count too.
         """
         digest = hashlib.sha256(self.manifest.entry.encode() + b"\0")
-        hashed = [path for path in sorted(self.root.rglob("*")) if path.is_file()
-                  and path.relative_to(self.root).parts[0] not in _NOT_HASHED
-                  and "__pycache__" not in path.relative_to(self.root).parts]
-        for path in hashed:
-            name = path.relative_to(self.root).as_posix().encode()
-            digest.update(name + b"\0" + path.read_bytes() + b"\0")
-        for path in taskkit_files(p for p in hashed if p.suffix == ".py"):
+        hashed = {path.relative_to(self.root): path for path in sorted(self.root.rglob("*"))
+                  if path.is_file()}
+        hashed = {rel: path for rel, path in hashed.items()
+                  if rel.parts[0] not in _NOT_HASHED and "__pycache__" not in rel.parts}
+        for rel, path in hashed.items():
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        for path in taskkit_files(p for p in hashed.values() if p.suffix == ".py"):
             name = f"taskkit:{path.name}".encode()
             digest.update(name + b"\0" + path.read_bytes() + b"\0")
         return digest.hexdigest()[:16]

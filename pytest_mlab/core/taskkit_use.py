@@ -52,11 +52,13 @@ def taskkit_files(sources: Iterable[Path], modules: Iterable[str] = ()) -> list[
     wanted = set(modules)
     for path in sources:
         wanted |= _imported(path.read_text("utf-8", errors="replace"))
+    found: list[Path] = []
     seen: set[str] = set()
     while wanted - seen:
         name = min(wanted - seen)
         seen.add(name)
         path = TASKKIT / f"{name}.py"
         if path.is_file():
+            found.append(path)
             wanted |= _imported(path.read_text("utf-8"))
-    return sorted(TASKKIT / f"{name}.py" for name in seen if (TASKKIT / f"{name}.py").is_file())
+    return sorted(found)
