@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,35 @@ def test_workers_take_waiting_trials_unless_told_otherwise(
                                         "-v", *extra, *mlab_args)
     run.assert_outcomes(passed=2)
     run.stdout.fnmatch_lines([f"scheduling tests via {scheduler}"])
+
+
+def _run_order(pytester: pytest.Pytester, *args: str) -> list[str]:
+    """The tasks of the trials in the order they ran (one worker: the order they passed)."""
+    run = pytester.runpytest_subprocess("tasks", "--agent=oracle", "-v", *args)
+    run.assert_outcomes(passed=2)
+    # "[gw0] [ 50%] PASSED tasks/guess/..." under xdist, "tasks/guess/... PASSED" without.
+    found = re.findall(r"PASSED tasks/(\w+)/|tasks/(\w+)/\S+ PASSED", run.stdout.str())
+    return [under_xdist or serial for under_xdist, serial in found]
+
+
+def test_parallel_trials_start_longest_first_by_what_they_took_before(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path],
+    task_tree: Callable[..., Path], mlab_args: list[str],
+) -> None:
+    from pytest_mlab.plugin.longest_first import HISTORY, read_history
+
+    recorded("guess")
+    task_tree("timed")
+    args = ("-n", "1", "--mlab-isolation=none", *mlab_args)
+    history = pytester.path / "cache" / HISTORY
+    history.unlink(missing_ok=True)
+    assert _run_order(pytester, *args) == ["guess", "timed"]  # never timed: collection order
+    assert set(read_history(pytester.path / "cache")) == {"guess oracle -", "timed oracle -"}
+    history.write_text(json.dumps({"guess oracle -": 1.0, "timed oracle -": 100.0}))
+    assert _run_order(pytester, *args) == ["timed", "guess"]
+    history.write_text(json.dumps({"timed oracle -": 100.0}))
+    assert _run_order(pytester, *args) == ["guess", "timed"]  # the untimed one may be longest
+    history.write_text(json.dumps({"guess oracle -": 1.0, "timed oracle -": 100.0}))
+    assert _run_order(pytester, "--mlab-isolation=none", *mlab_args) == ["guess", "timed"]
+    history.write_text("{not json")
+    assert _run_order(pytester, *args) == ["guess", "timed"]

@@ -100,15 +100,23 @@ def _agents(settings: Settings, named: Iterable[str]) -> dict[str, type[Agent]]:
 
 
 class XdistHooks:
-    """Hands the controller's run id to every worker, so all share one run, and learns from
-    the workers which trials were selected (the controller collects nothing itself)."""
+    """Hands the controller's run id and trial history to every worker, so all share one run
+    and one order, and learns from the workers which trials were selected (the controller
+    collects nothing itself)."""
 
-    def __init__(self, run_id: str, selection: Selection) -> None:
+    def __init__(self, run_id: str, selection: Selection, cache_dir: Path) -> None:
         self.run_id = run_id
         self.selection = selection
+        self.cache_dir = cache_dir
+        self.trial_seconds: dict[str, float] | None = None
 
     def pytest_configure_node(self, node: Any) -> None:
+        from pytest_mlab.plugin.longest_first import read_history
+
+        if self.trial_seconds is None:  # read once: a restarted worker orders as the first
+            self.trial_seconds = read_history(self.cache_dir)
         node.workerinput["mlab_run_id"] = self.run_id
+        node.workerinput["mlab_trial_seconds"] = self.trial_seconds
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.selection.add_ids(ids)
@@ -180,7 +188,7 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter = Reporter(config, resumed)
         config.pluginmanager.register(reporter, "mlab-reporter")
         if config.pluginmanager.hasplugin("xdist"):
-            xdist = XdistHooks(settings.run_id, reporter.selection)
+            xdist = XdistHooks(settings.run_id, reporter.selection, settings.cache_dir)
             config.pluginmanager.register(xdist, "mlab-xdist")
         if _saves_or_compares(config):
             from pytest_mlab.plugin import compare
@@ -207,6 +215,19 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         polling.start()
     elif terminal.isatty:
         config.pluginmanager.register(InlineProgress(config, terminal), "mlab-progress")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Where trials run side by side (-n, Ray), the longest start first."""
+    from pytest_mlab.plugin.dispatch import dispatched
+    from pytest_mlab.plugin.longest_first import order_longest_first, read_history
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        order_longest_first(items, workerinput.get("mlab_trial_seconds", {}))
+    elif dispatched(config):
+        order_longest_first(items, read_history(config.stash[SETTINGS_KEY].cache_dir))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -61,6 +61,7 @@ class Reporter:
             return
         # Imported here: runs without trials never write or render a run.
         from pytest_mlab.core.results import RunResults
+        from pytest_mlab.plugin.longest_first import update_history
         from pytest_mlab.plugin.resume import merged
         from pytest_mlab.report.html import write_report
         from pytest_mlab.report.model import build_report
@@ -73,6 +74,7 @@ class Reporter:
         run = RunResults(run=self.run, results=records)
         files = settings.run_files
         run.write(files.results)
+        update_history(settings.cache_dir, self.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=run)
         self.report = build_report(run, files.root, comparison)
         write_report(self.report, files.report)
