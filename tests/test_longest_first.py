@@ -17,6 +17,7 @@ from pytest_mlab.plugin.longest_first import (
     order_longest_first,
     read_history,
     update_history,
+    worksteal_shares,
 )
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
@@ -93,3 +94,43 @@ def test_the_history_file_is_plain_sorted_json(tmp_path: Path) -> None:
     text = (tmp_path / HISTORY).read_text()
     assert json.loads(text) == {"a react -": 2.5, "b react -": 1.25}
     assert text.index('"a react -"') < text.index('"b react -"')
+
+
+def test_without_any_timed_trial_the_collection_order_stays() -> None:
+    items = [_item("b"), _item("a"), _item(None), _item("c")]
+    order_longest_first(items, {"other react gpt-4": 5.0}, worksteal_workers=2)
+    assert [it.name for it in items] == ["b", "a", "test_plain", "c"]
+
+
+@pytest.mark.parametrize(("count", "workers", "shares"), [
+    (8, 2, [4, 4]), (5, 2, [2, 3]), (7, 3, [2, 2, 3]), (1, 2, [0, 1]), (0, 2, [0, 0]),
+])
+def test_worksteal_shares_match_what_xdist_deals(count: int, workers: int,
+                                                  shares: list[int]) -> None:
+    assert worksteal_shares(count, workers) == shares
+
+
+LITE_SECONDS = {"fcnn react gpt-4": 69.0, "fml react gpt-4": 37.0,
+                "contrails react gpt-4": 24.0, "sentiment react gpt-4": 4.0}
+
+
+def _names(items: list[Any]) -> list[str]:
+    return [it.name for it in items]
+
+
+def test_worksteal_shares_are_balanced_by_time_each_longest_first() -> None:
+    # One trial each: fashion-cnn beside the shortest, the two middle ones together
+    # (73 s and 61 s of work, where longest first dealt in halves gives 106 s and 28 s).
+    items = [_item(name) for name in ("fcnn", "contrails", "fml", "sentiment")]
+    order_longest_first(items, LITE_SECONDS, worksteal_workers=2)
+    assert _names(items) == ["fcnn", "sentiment", "fml", "contrails"]
+    # Two trials each: every worker gets one of each, longest first.
+    items = [_item(name) for name in ("fcnn", "contrails", "fml", "sentiment") for _ in "ab"]
+    order_longest_first(items, LITE_SECONDS, worksteal_workers=2)
+    assert _names(items) == ["fcnn", "fml", "contrails", "sentiment"] * 2
+
+
+def test_under_worksteal_never_timed_trials_are_dealt_first_as_the_heaviest() -> None:
+    items = [_item(name) for name in ("fcnn", "contrails", "new", "sentiment")]
+    order_longest_first(items, LITE_SECONDS, worksteal_workers=2)
+    assert _names(items) == ["new", "sentiment", "fcnn", "contrails"]

@@ -104,7 +104,9 @@ class XdistHooks:
     and one order, and learns from the workers which trials were selected (the controller
     collects nothing itself)."""
 
-    def __init__(self, run_id: str, selection: Selection, cache_dir: Path) -> None:
+    def __init__(self, config: pytest.Config, run_id: str, selection: Selection,
+                 cache_dir: Path) -> None:
+        self.config = config
         self.run_id = run_id
         self.selection = selection
         self.cache_dir = cache_dir
@@ -117,6 +119,7 @@ class XdistHooks:
             self.trial_seconds = read_history(self.cache_dir)
         node.workerinput["mlab_run_id"] = self.run_id
         node.workerinput["mlab_trial_seconds"] = self.trial_seconds
+        node.workerinput["mlab_worksteal"] = getattr(self.config.option, "dist", "") == "worksteal"
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.selection.add_ids(ids)
@@ -188,7 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter = Reporter(config, resumed)
         config.pluginmanager.register(reporter, "mlab-reporter")
         if config.pluginmanager.hasplugin("xdist"):
-            xdist = XdistHooks(settings.run_id, reporter.selection, settings.cache_dir)
+            xdist = XdistHooks(config, settings.run_id, reporter.selection, settings.cache_dir)
             config.pluginmanager.register(xdist, "mlab-xdist")
         if _saves_or_compares(config):
             from pytest_mlab.plugin import compare
@@ -225,7 +228,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
-        order_longest_first(items, workerinput.get("mlab_trial_seconds", {}))
+        workers = workerinput["workercount"] if workerinput.get("mlab_worksteal") else 1
+        order_longest_first(items, workerinput.get("mlab_trial_seconds", {}), workers)
     elif dispatched(config):
         order_longest_first(items, read_history(config.stash[SETTINGS_KEY].cache_dir))
 
