@@ -237,7 +237,7 @@ def load_original(
     if overlay.research_problem_note:
         problem += "\n\n" + overlay.research_problem_note.strip()
     manifest = TaskManifest(
-        name=overlay.name, mirrors=folder.name, differs=overlay.differs,
+        name=overlay.name, differs=overlay.differs,
         data_source=overlay.data_source, research_problem=problem, entry=overlay.entry,
         downloads=bool(overlay.sources), read_only=_read_only(folder), hide=_hidden(overlay),
         submission=overlay.submission, threshold=overlay.threshold, metric=overlay.metric,

@@ -77,14 +77,17 @@ def test_runs_end_to_end_with_answers_hidden_and_read_only_files_kept(
     benchmarks, overlays, args = layout
     folder = write_task(benchmarks, overlays, "rows")
     before = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
-    pytester.runpytest(str(benchmarks), "--mlab-keep-workspaces=all", *args
-                       ).assert_outcomes(failed=1)
+    run = pytester.runpytest(str(benchmarks), "--mlab-keep-workspaces=all", *args)
+    run.assert_outcomes(failed=1)
     (record,) = read_results()
     # The starter against itself: a valid score, no improvement, the numbers in a sentence.
     assert record["outcome"] == "failed"
     assert record["score"] == pytest.approx(record["baseline_mean"])
     assert record["score"] == pytest.approx(40.0)  # the train mean 30 against y = 61..79
     assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
+    # The original task itself, not an analogue of it: no "≈" in the results or summary.
+    assert record["analogue_of"] is None
+    assert "≈" not in run.stdout.str()
     workspace = Path(record["workspace"])
     assert sorted(p.name for p in workspace.iterdir() if p.is_file()) == [
         "model_test.py", "seen_gpus.txt", "submission.csv", "test.csv", "train.csv",
