@@ -34,6 +34,7 @@ MARKERS = {
     "mlab_gpu": "the task needs a GPU (resources.gpus in task.toml)",
     "mlab_download": "the task's prepare.py downloads its data",
     "mlab_llm": "the trial's agent uses an LLM",
+    "mlab_unsound_eval": "an original task scored by its eval.py, which an agent can game",
 }
 
 

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_mlab.core.original_task import load_original
+from pytest_mlab.core.original_task import OriginalTask, Overlay, load_original, read_overlay
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.plugin.collect import TaskFile, TrialItem
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.warnings import MlabWarning
 
+UNSOUND_MARK = pytest.mark.mlab_unsound_eval
 GPU_IMAGE = "pytest-mlab-mlagentbench-gpu"
 """The tag tasks/mlagentbench/gpu-image/Dockerfile is built as, in what the skip tells."""
 
@@ -28,6 +31,15 @@ def docker_only(task: TaskSpec, sandbox: str, gpus: tuple[str, ...]) -> str | No
             f"GPU passed in, not in the {sandbox} sandbox (pass --mlab-sandbox=docker "
             f"--mlab-docker-image={GPU_IMAGE} after docker build -t {GPU_IMAGE} "
             "tasks/mlagentbench/gpu-image)")
+
+
+def unsound_eval(overlay: Overlay) -> str | None:
+    """The warning for a task scored by an original eval.py known to be unsound, or None."""
+    if overlay.eval_sound or overlay.scorer:
+        return None
+    return (f"{overlay.name}: the original eval.py scores it, and it is not sound: "
+            f"{overlay.eval_note.rstrip('.')}. Its scores can be gamed; deselect it with "
+            f"-m 'not {UNSOUND_MARK.name}'")
 
 
 class OriginalTaskFile(TaskFile):
@@ -47,9 +59,16 @@ class OriginalTaskFile(TaskFile):
 
     def collect(self) -> Iterator[TrialItem]:
         settings = self.config.stash[SETTINGS_KEY]
+        unsound: str | None = None
         for item in super().collect():
             spec = item.stash.get(TRIAL_KEY, None)
             reason = spec and docker_only(spec.task, settings.sandbox, settings.gpus)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
+            if spec is not None and isinstance(spec.task, OriginalTask):
+                unsound = unsound or unsound_eval(read_overlay(spec.task.overlay_path))
+                if unsound:
+                    item.add_marker(UNSOUND_MARK)
             yield item
+        if unsound:
+            warnings.warn(MlabWarning(unsound), stacklevel=1)

@@ -70,6 +70,31 @@ def test_collects_each_folder_with_an_overlay_and_none_of_its_code(
     marked.stdout.fnmatch_lines(["*sales[[]baseline-t0[]]", "*1/2 tests collected*"])
 
 
+def test_a_task_scored_by_an_unsound_original_eval_warns_and_can_be_deselected(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]]
+) -> None:
+    benchmarks, overlays, args = layout
+    write_task(benchmarks, overlays, "rows")
+    write_task(benchmarks, overlays, "leaky")
+    overlay = overlays / "leaky.toml"
+    overlay.write_text(overlay.read_text().replace(
+        "eval_sound = true", 'eval_sound = false\neval_note = "The answers are in env/."'))
+    result = pytester.runpytest(str(benchmarks), "--collect-only", "-q", *args)
+    result.stdout.fnmatch_lines([
+        "*leaky: the original eval.py scores it, and it is not sound: The answers are in "
+        "env/. Its scores can be gamed; deselect it with -m 'not mlab_unsound_eval'"])
+    assert "rows: the original eval.py" not in result.stdout.str()
+    kept = pytester.runpytest(str(benchmarks), "--collect-only", "-q",
+                              "-m", "not mlab_unsound_eval", *args)
+    kept.stdout.fnmatch_lines(["*rows[[]baseline-t0[]]", "*1/2 tests collected*"])
+    # A replacement scorer makes the original's eval.py irrelevant: no warning then.
+    (overlays / "scorers").mkdir()
+    (overlays / "scorers" / "own.py").write_text("def score(s, p, r):\n    return 1.0\n")
+    overlay.write_text(overlay.read_text().replace("threshold", 'scorer = "own.py"\nthreshold'))
+    again = pytester.runpytest(str(benchmarks), "--collect-only", "-q", *args)
+    assert "not sound" not in again.stdout.str()
+
+
 def test_runs_end_to_end_with_answers_hidden_and_read_only_files_kept(
     pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
     read_results: Callable[[], list[dict[str, Any]]],
