@@ -57,8 +57,11 @@ def test_a_lost_worker_and_an_interrupt_lose_no_trial_and_a_resume_completes(
     chaos: Path,
 ) -> None:
     args = ("--agent=chaos_agents:KillerAgent", "--mlab-trials=6", "-n", "2")
+    # A shell that started these tests in the background left SIGINT ignored, which the
+    # run would inherit: it gets the default back, so the interrupt below reaches it.
     run = subprocess.Popen(_command(chaos, *args), cwd=chaos, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+                           stderr=subprocess.STDOUT, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     finished = lambda: len(list(chaos.glob("reports/*/traces/*.result.json")))  # noqa: E731
     _wait_for(lambda: (chaos / "marks" / "killed").exists() and finished() >= 2, 120)
     run.send_signal(signal.SIGINT)
