@@ -60,15 +60,17 @@ class OriginalTaskFile(TaskFile):
     def collect(self) -> Iterator[TrialItem]:
         settings = self.config.stash[SETTINGS_KEY]
         unsound: str | None = None
+        overlay_read = False
         for item in super().collect():
             spec = item.stash.get(TRIAL_KEY, None)
             reason = spec and docker_only(spec.task, settings.sandbox, settings.gpus)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
-            if spec is not None and isinstance(spec.task, OriginalTask):
-                unsound = unsound or unsound_eval(read_overlay(spec.task.overlay_path))
-                if unsound:
-                    item.add_marker(UNSOUND_MARK)
+            if not overlay_read and spec is not None and isinstance(spec.task, OriginalTask):
+                unsound = unsound_eval(read_overlay(spec.task.overlay_path))  # one task per file
+                overlay_read = True
+            if unsound:
+                item.add_marker(UNSOUND_MARK)
             yield item
         if unsound:
             warnings.warn(MlabWarning(unsound), stacklevel=1)
