@@ -104,6 +104,30 @@ def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
                for nodes in _where(pytester).values()), _where(pytester)
 
 
+def _first_step(trace: Path) -> float:
+    started: float = json.loads(trace.read_text().splitlines()[0])["started"]
+    return started
+
+
+def test_trials_that_wait_for_one_node_start_in_the_order_submitted(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    """The controller submits the longest first (here, none timed: collection order);
+    the cluster must keep that order. Every ray.remote() was a scheduling class of its
+    own, and Ray started those in no set order."""
+    root = recorded("guess")
+    manifest = root / "task.toml"  # only the GPU node takes them: one at a time
+    manifest.write_text(manifest.read_text().replace("[baseline]",
+                                                     "[resources]\ngpus = 1\n\n[baseline]"))
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=oracle", "--mlab-trials=6", *mlab_args,
+        f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+    ).assert_outcomes(passed=6)
+    records = sorted(read_results(), key=lambda r: _first_step(Path(r["trace"])))
+    assert [r["trial"] for r in records] == list(range(6)), [r["nodeid"] for r in records]
+
+
 def _lose_a_node_mid_run(
     pytester: pytest.Pytester, cluster: Any, mlab_args: list[str],
     monkeypatch: pytest.MonkeyPatch, *extra: str,

@@ -7,6 +7,7 @@ own failure: the first is retried up to ``retries`` times, then named in the err
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterator
@@ -110,6 +111,16 @@ def _trial(job: RemoteJob, tally: Any) -> Iterator[Any]:
     yield run_job(job, [str(gpu) for gpu in ray.get_gpu_ids()], _TallyLink(tally))
 
 
+@functools.cache
+def _remote_trial() -> Any:
+    """``_trial`` as a Ray function, made once: each ray.remote() is a function of its own
+    to Ray, a scheduling class of its own, and Ray starts the tasks of different classes
+    in no set order, so trials would not start in the order they were submitted."""
+    import ray
+
+    return ray.remote(_trial)
+
+
 def connect(address: str | None) -> None:
     """Join the cluster at ``address``, or RAY_ADDRESS's, or start one on this machine."""
     own_ip = _loopback(address)
@@ -175,9 +186,7 @@ class RemoteTrial:
     """Why the trial was cancelled before a node started it (the session's budget)."""
 
     def submit(self) -> None:
-        import ray
-
-        remote = ray.remote(_trial).options(
+        remote = _remote_trial().options(
             num_cpus=self.ask.cpus, num_gpus=self.ask.gpus, memory=self.ask.memory_bytes,
             max_retries=0, num_returns="streaming",
         )

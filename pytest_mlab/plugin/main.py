@@ -157,8 +157,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     workerinput = getattr(config, "workerinput", None)
     # MLAB_RUN_ID: a Ray node's session for one trial joins the controller's run.
+    node_run = None if workerinput else os.environ.get("MLAB_RUN_ID")
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
-                                else os.environ.get("MLAB_RUN_ID") or _new_run_id())
+                                else node_run or _new_run_id())
     if settings.resume and not workerinput:
         settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
@@ -189,7 +190,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(TrialTimeouts(), "mlab-timeouts")
     if workerinput is None:
         resumed = resumed_run(config, settings) if settings.resume else None
-        reporter = Reporter(config, resumed)
+        reporter = Reporter(config, resumed, node_session=node_run is not None)
         config.pluginmanager.register(reporter, "mlab-reporter")
         if config.pluginmanager.hasplugin("xdist"):
             xdist = XdistHooks(config, settings.run_id, reporter.selection, settings.cache_dir)

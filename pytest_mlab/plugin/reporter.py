@@ -29,9 +29,13 @@ def _now() -> str:
 
 
 class Reporter:
-    def __init__(self, config: pytest.Config, resumed: RunResults | None = None) -> None:
+    def __init__(self, config: pytest.Config, resumed: RunResults | None = None,
+                 *, node_session: bool = False) -> None:
         self.config = config
         self.resumed = resumed
+        self.node_session = node_session
+        """A Ray node's session for one trial: it writes results.json only, which the
+        controller reads; the report, history and baselines are the controller's."""
         self.selection = Selection(config)
         self.results: list[TrialResult] = []
         self.started = _now()
@@ -74,6 +78,8 @@ class Reporter:
         run = RunResults(run=self.run, results=records)
         files = settings.run_files
         run.write(files.results)
+        if self.node_session:
+            return
         update_history(settings.cache_dir, self.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=run)
         self.report = build_report(run, files.root, comparison)
@@ -112,7 +118,7 @@ class Reporter:
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.run is None:
+        if self.run is None or self.node_session:
             return
         from pytest_mlab.report.terminal import run_lines, summary_lines
 
