@@ -87,18 +87,23 @@ def test_more_trials_than_a_node_holds_end_as_locally(
     ]
 
 
-def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
-    mlab_args: list[str],
-) -> None:
-    root = recorded("guess")
+def _gpu_trials_on_the_cluster(pytester: pytest.Pytester, cluster: Any, root: Path,
+                               trials: int, mlab_args: list[str]) -> None:
+    """Run ``trials`` oracle trials of the task at ``root``, made to ask for a GPU."""
     manifest = root / "task.toml"
     manifest.write_text(manifest.read_text().replace("[baseline]",
                                                      "[resources]\ngpus = 1\n\n[baseline]"))
     pytester.runpytest_subprocess(
-        "tasks", "--agent=oracle", "--mlab-trials=2", *mlab_args,
+        "tasks", "--agent=oracle", f"--mlab-trials={trials}", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
-    ).assert_outcomes(passed=2)
+    ).assert_outcomes(passed=trials)
+
+
+def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str],
+) -> None:
+    _gpu_trials_on_the_cluster(pytester, cluster, recorded("guess"), 2, mlab_args)
     gpu_node = _gpu_node(cluster).node_id[:12]
     assert all(nodes == [nodes[0]] and gpu_node in nodes[0]
                for nodes in _where(pytester).values()), _where(pytester)
@@ -116,14 +121,8 @@ def test_trials_that_wait_for_one_node_start_in_the_order_submitted(
     """The controller submits the longest first (here, none timed: collection order);
     the cluster must keep that order. Every ray.remote() was a scheduling class of its
     own, and Ray started those in no set order."""
-    root = recorded("guess")
-    manifest = root / "task.toml"  # only the GPU node takes them: one at a time
-    manifest.write_text(manifest.read_text().replace("[baseline]",
-                                                     "[resources]\ngpus = 1\n\n[baseline]"))
-    pytester.runpytest_subprocess(
-        "tasks", "--agent=oracle", "--mlab-trials=6", *mlab_args,
-        f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
-    ).assert_outcomes(passed=6)
+    # Only the GPU node takes them: one at a time.
+    _gpu_trials_on_the_cluster(pytester, cluster, recorded("guess"), 6, mlab_args)
     records = sorted(read_results(), key=lambda r: _first_step(Path(r["trace"])))
     assert [r["trial"] for r in records] == list(range(6)), [r["nodeid"] for r in records]
 
