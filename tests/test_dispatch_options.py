@@ -44,7 +44,7 @@ def test_a_nodes_one_trial_session_writes_its_records_and_leaves_the_rest_to_the
 ) -> None:
     """The report, the trial-time history and recorded baselines are the controller's;
     a node's session that wrote a report too spent about a second a trial on it."""
-    from pytest_mlab.plugin.dispatch_remote import RUN_ID_VARIABLE
+    from pytest_mlab.core.run_files import RUN_ID_VARIABLE
     from pytest_mlab.plugin.longest_first import HISTORY
 
     recorded("guess")

@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+RUN_ID_VARIABLE = "MLAB_RUN_ID"
+"""The run a session joins instead of starting its own: set for a Ray node's session for
+one trial, which writes only that trial's record there."""
 _RESULT = ".result.json"
 _PROGRESS = ".progress.json"
 

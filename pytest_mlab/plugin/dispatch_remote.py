@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pytest_mlab.core.run_files import RunFiles
+from pytest_mlab.core.run_files import RUN_ID_VARIABLE, RunFiles
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.trial.cpus import CORES_VARIABLE
 
 # What a trial leaves in its run folder (run_files.py); the session's summary files are
 # the controller's to write.
 _TRIAL_FOLDERS = ("traces", "snapshots", "workspaces")
-RUN_ID_VARIABLE = "MLAB_RUN_ID"
 _SHARE_SECONDS = 1.0
 """How often a running trial sends the session what it spent and its latest step."""
 

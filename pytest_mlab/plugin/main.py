@@ -147,6 +147,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from pytest_mlab.core.run_files import RUN_ID_VARIABLE
     from pytest_mlab.plugin.dispatch import configure_dispatch
     from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
@@ -156,8 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
-    # MLAB_RUN_ID: a Ray node's session for one trial joins the controller's run.
-    node_run = None if workerinput else os.environ.get("MLAB_RUN_ID")
+    node_run = None if workerinput else os.environ.get(RUN_ID_VARIABLE)
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
                                 else node_run or _new_run_id())
     if settings.resume and not workerinput:
