@@ -3,6 +3,8 @@ the vectorization scorers (the lite task's and the replacement for MLAgentBench'
 
 from __future__ import annotations
 
+import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,13 +70,71 @@ def _timed_call(
 
 
 def fastest_conv(
-    workspace: Path, runner: Runner, program: ChildProgram, timing: ConvTiming
+    workspace: Path, runner: Runner, program: ChildProgram, timing: ConvTiming,
+    calls: int | None = None, total_timeout: float | None = None,
 ) -> float:
-    """The least parent-timed seconds of ``timing.calls`` calls on fresh random inputs."""
+    """The least parent-timed seconds of ``calls`` (default ``timing.calls``) calls on fresh
+    random inputs in one child, after its untimed call on the check case."""
     rng = np.random.default_rng()
-    with start_timed_child(workspace, runner, program, timing.total_timeout) as child:
+    total = timing.total_timeout if total_timeout is None else total_timeout
+    with start_timed_child(workspace, runner, program, total) as child:
         child.wait_until_ready(timing.ready_timeout)
         _timed_call(child, rng, timing.check, "check", timing)
         times = [_timed_call(child, rng, timing.timed, f"call{i}", timing)
-                 for i in range(timing.calls)]
+                 for i in range(timing.calls if calls is None else calls)]
     return min(times)
+
+
+def loop_conv2d(
+    x: np.ndarray, weights: np.ndarray, bias: np.ndarray, stride: int, padding: int
+) -> np.ndarray:
+    """The lite starter's algorithm: Python loops over images, output pixels and filters,
+    one numpy product-sum per output value. The scorer's yardstick for the machine's speed."""
+    kh, kw, _, c_out = weights.shape
+    padded = np.pad(x, ((0, 0), (padding, padding), (padding, padding), (0, 0)))
+    h_out = (x.shape[1] + 2 * padding - kh) // stride + 1
+    w_out = (x.shape[2] + 2 * padding - kw) // stride + 1
+    out = np.zeros((x.shape[0], h_out, w_out, c_out))
+    for n in range(x.shape[0]):
+        for i in range(h_out):
+            for j in range(w_out):
+                window = padded[n, i * stride : i * stride + kh, j * stride : j * stride + kw]
+                for f in range(c_out):
+                    out[n, i, j, f] = np.sum(window * weights[:, :, :, f]) + bias[f]
+    return out
+
+
+def _fastest_yardstick(rng: np.random.Generator, case: Case, calls: int) -> float:
+    x_shape, w_shape, stride, padding = case
+    times = []
+    for _ in range(calls):
+        x, weights = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+        bias = rng.standard_normal(w_shape[-1])
+        start = time.perf_counter()
+        loop_conv2d(x, weights, bias, stride, padding)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def relative_conv(
+    workspace: Path, runner: Runner, program: ChildProgram, timing: ConvTiming,
+    rounds: int = 3, yardstick_calls: int = 2,
+) -> float:
+    """The submission's time over the harness's own: ``timing.calls`` timed calls split over
+    ``rounds`` fresh children, each child's fastest call divided by the fastest run of
+    ``loop_conv2d`` on the timed shapes just before or after it; the median of the rounds.
+
+    The yardstick runs only while no child is alive, so the submission's code cannot slow
+    it down; pairing each child with the yardstick of that moment cancels the machine's
+    drift, and the median outvotes a round that another job slowed."""
+    rng = np.random.default_rng()
+    started = time.monotonic()
+    yardsticks = [_fastest_yardstick(rng, timing.timed, yardstick_calls)]
+    ratios = []
+    for _ in range(rounds):
+        left = timing.total_timeout - (time.monotonic() - started)
+        fastest = fastest_conv(workspace, runner, program, timing,
+                               calls=max(1, timing.calls // rounds), total_timeout=left)
+        yardsticks.append(_fastest_yardstick(rng, timing.timed, yardstick_calls))
+        ratios.append(fastest / min(yardsticks[-2:]))
+    return statistics.median(ratios)

@@ -46,6 +46,8 @@ LINE_BYTES = 4096
 # Lines the child wrote that the scorer has not read yet: a child that floods its
 # protocol stream then waits on the pipe instead of filling the scorer's memory.
 _QUEUED_LINES = 64
+_EXIT_WAIT = 5.0
+"""Seconds the scorer waits for a killed child to be gone."""
 
 
 @dataclass(frozen=True)
@@ -201,8 +203,12 @@ class TimedChild:
         return f" (last stderr line: {lines[-1][:300]})" if lines else ""
 
     def close(self) -> None:
-        """Kill the child, everything it started, and release its pipes."""
+        """Kill the child and everything it started, wait until it has exited (so what the
+        scorer times next has the machine to itself), and release its pipes."""
         self.proc.kill()
+        exited_by = time.monotonic() + _EXIT_WAIT
+        while self.proc.poll() is None and time.monotonic() < exited_by:
+            time.sleep(0.01)
         # Unread lines are dropped, so the reader is not left waiting for room.
         with contextlib.suppress(queue.Empty):
             while True:

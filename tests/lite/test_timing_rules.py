@@ -126,8 +126,8 @@ def test_vectorization_still_scores_numpy_and_the_workspace_s_own_modules(
 ) -> None:
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "helpers.py").write_text("import math\nSCALE = math.sqrt(1)\n")
-    seconds = score(VECTORIZATION, _conv("x = x * helpers.SCALE", "import helpers"), tmp_path)
-    assert 0 < seconds < 5
+    relative = score(VECTORIZATION, _conv("x = x * helpers.SCALE", "import helpers"), tmp_path)
+    assert 0 < relative < 1, "the vectorised solution is faster than the starter's loops"
 
 
 def test_the_vectorization_scorer_s_shortcuts_are_refused(
