@@ -25,6 +25,8 @@ from pytest_mlab.trial.validation import NOISE_SDS, SEEDS
 REPO = Path(__file__).parent.parent
 LITE = REPO / "tasks" / "lite"
 TASKS = [load_task(m) for m in sorted(LITE.glob("*/task.toml"))]
+REPRODUCED_SDS = 0.5
+"""How far, in the recorded seeds' sd, a starter's score on the same seed may move."""
 
 
 def _kept() -> dict[str, dict[str, Any]]:
@@ -76,6 +78,10 @@ def test_validating_the_suite_again_passes_and_reproduces_its_baselines(
         if task.manifest.baseline.kind != "recorded":
             continue  # timings: per machine
         record = json.loads(task.baseline_record.read_text("utf-8"))
-        # The same seeds give the same starters: the recorded baseline is reproducible.
-        assert again[task.name]["baseline"] == pytest.approx(record["scores"], rel=1e-3), (
+        # The same seeds give the same starters: the recorded baseline is reproducible. On
+        # the CPU that recorded it, to the last digit; another CPU's torch kernels round
+        # otherwise (seen: up to 0.29 of the seeds' sd, in fashion-cnn), which must stay
+        # well inside the spread over seeds.
+        tolerance = max(REPRODUCED_SDS * record["sd"], 1e-3 * abs(record["mean"]))
+        assert again[task.name]["baseline"] == pytest.approx(record["scores"], abs=tolerance), (
             task.name)

@@ -23,7 +23,8 @@ Case = tuple[tuple[int, ...], tuple[int, ...], int, int]
 class ConvTiming:
     """What a scorer times: ``calls`` calls on ``timed`` inputs after one untimed call on
     ``check`` inputs, with its timeouts; ``what`` names the submission's function in the
-    sentences it raises; ``relu``: the output is the convolution after a ReLU."""
+    sentences it raises; ``relu``: the output is the convolution after a ReLU;
+    ``yardstick``: the case ``relative_conv`` times its own loops on (None: ``timed``)."""
 
     timed: Case
     check: Case
@@ -33,6 +34,7 @@ class ConvTiming:
     total_timeout: float
     what: str
     relu: bool = False
+    yardstick: Case | None = None
 
 
 def reference_conv2d(
@@ -122,19 +124,21 @@ def relative_conv(
 ) -> float:
     """The submission's time over the harness's own: ``timing.calls`` timed calls split over
     ``rounds`` fresh children, each child's fastest call divided by the fastest run of
-    ``loop_conv2d`` on the timed shapes just before or after it; the median of the rounds.
+    ``loop_conv2d`` (on ``timing.yardstick``) just before or after it; the median of the
+    rounds.
 
     The yardstick runs only while no child is alive, so the submission's code cannot slow
     it down; pairing each child with the yardstick of that moment cancels the machine's
     drift, and the median outvotes a round that another job slowed."""
     rng = np.random.default_rng()
     started = time.monotonic()
-    yardsticks = [_fastest_yardstick(rng, timing.timed, yardstick_calls)]
+    case = timing.timed if timing.yardstick is None else timing.yardstick
+    yardsticks = [_fastest_yardstick(rng, case, yardstick_calls)]
     ratios = []
     for _ in range(rounds):
         left = timing.total_timeout - (time.monotonic() - started)
         fastest = fastest_conv(workspace, runner, program, timing,
                                calls=max(1, timing.calls // rounds), total_timeout=left)
-        yardsticks.append(_fastest_yardstick(rng, timing.timed, yardstick_calls))
+        yardsticks.append(_fastest_yardstick(rng, case, yardstick_calls))
         ratios.append(fastest / min(yardsticks[-2:]))
     return statistics.median(ratios)

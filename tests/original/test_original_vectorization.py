@@ -1,4 +1,5 @@
-"""The replacement scorer of vectorization times Conv2DLayer.forward itself (own starter)."""
+"""The replacement scorer of vectorization times Conv2DLayer.forward itself, over its own
+yardstick (own starter)."""
 
 from __future__ import annotations
 
@@ -64,12 +65,13 @@ def test_the_harness_clock_scores_the_forward_pass(
         overlay.replace('versions = { numpy = "<2.4" }', ""))
     pytester.runpytest("benchmarks", f"--mlab-overlays={overlays}", *mlab_args)
     (record,) = read_results()
-    # Every figure is the scorer's own clock around forward(): at least the pause, never
-    # the 0.0 train.py writes. The baseline is three such runs of the starter, with its sd.
+    # Every figure is the scorer's own clock around forward() over its yardstick (a loop
+    # convolution of about a quarter of a second here): the pause shows, never the 0.0
+    # train.py writes. The baseline is three such runs of the starter, with its sd.
     (saved,) = (pytester.path / "cache" / "baselines").glob("vectorization-*.json")
     runs = json.loads(saved.read_text())["scores"]
     assert len(runs) == record["baseline_n"] == 3
-    assert min(runs) >= PAUSE and record["score"] >= PAUSE, record["message"]
+    assert min(runs) >= PAUSE / 4 and record["score"] >= PAUSE / 4, record["message"]
     assert record["baseline_mean"] == pytest.approx(statistics.fmean(runs))
     assert record["baseline_sd"] == pytest.approx(statistics.stdev(runs))
     assert record["baseline_sd"] > 0
@@ -78,7 +80,7 @@ def test_the_harness_clock_scores_the_forward_pass(
     assert record["outcome"] == ("passed" if gain >= 0.1 else "failed")
     word = "better" if gain >= 0 else "worse"
     assert record["message"] == (
-        f"vectorization: seconds={record['score']:.6g} is {abs(gain):.1%} {word} than "
+        f"vectorization: relative_time={record['score']:.6g} is {abs(gain):.1%} {word} than "
         f"baseline {record['baseline_mean']:.6g} (needed 10%)")
 
 
