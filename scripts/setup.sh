@@ -30,7 +30,7 @@ python3 -m venv .venv
 # The external agents' own environments, which their end-to-end tests run (they skip
 # without them). Made once: a check that each imports is all a later run costs.
 cache="${MLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-mlab}"
-for agent in mini-swe-agent:minisweagent aide:aide; do
+for agent in mini-swe-agent:minisweagent aide:aide aider:aider; do
   name="${agent%%:*}" module="${agent#*:}"
   python="$cache/agent-venvs/$name/bin/python"
   if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then

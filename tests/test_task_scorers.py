@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from task_scripts import load_script
 
-from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
 from pytest_mlab.core.task import load_task
 from pytest_mlab.env.data import prepare_task
 from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
@@ -233,7 +233,7 @@ def test_a_llama_inference_output_that_is_a_fifo_is_invalid(
     task = load_task(TASKS / "llama-inference" / "task.toml")
     try:
         data = prepare_task(task, tmp_path / "cache")
-    except Exception as exc:  # TaskUnavailable: torch or transformers missing
+    except TaskUnavailable as exc:  # torch or transformers missing
         pytest.skip(str(exc))
     submission = tmp_path / "submission"
     (submission / "llama").mkdir(parents=True)

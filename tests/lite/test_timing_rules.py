@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 from task_scripts import load_script
 
-from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
 from pytest_mlab.core.task import load_task
 from pytest_mlab.env.data import prepare_task
 from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
@@ -146,7 +146,7 @@ def llama_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     task = load_task(LLAMA / "task.toml")
     try:
         data = prepare_task(task, tmp_path_factory.mktemp("cache"))
-    except Exception as exc:  # TaskUnavailable: torch or transformers missing
+    except TaskUnavailable as exc:  # torch or transformers missing
         pytest.skip(str(exc))
     return data.public, data.private
 
