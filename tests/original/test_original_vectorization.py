@@ -77,11 +77,12 @@ def test_the_harness_clock_scores_the_forward_pass(
     assert record["baseline_sd"] > 0
     # The outcome and its sentence follow from those figures, whichever way the noise went.
     gain = (record["baseline_mean"] - record["score"]) / record["baseline_mean"]
-    assert record["outcome"] == ("passed" if gain >= 0.1 else "failed")
+    bar = read_overlay(OVERLAYS / "vectorization.toml").threshold
+    assert record["outcome"] == ("passed" if gain >= bar else "failed")
     word = "better" if gain >= 0 else "worse"
     assert record["message"] == (
         f"vectorization: relative_time={record['score']:.6g} is {abs(gain):.1%} {word} than "
-        f"baseline {record['baseline_mean']:.6g} (needed 10%)")
+        f"baseline {record['baseline_mean']:.6g} (needed {bar:.0%})")
 
 
 def test_every_per_machine_baseline_of_the_overlays_has_three_runs_or_more() -> None:
@@ -89,4 +90,5 @@ def test_every_per_machine_baseline_of_the_overlays_has_three_runs_or_more() -> 
     assert len(overlays) == 13
     short = [o.name for o in overlays if o.baseline.kind == "per-machine" and o.baseline.runs < 3]
     assert short == []
-    assert read_overlay(OVERLAYS / "vectorization.toml").threshold == 0.1  # the paper's bar
+    # Above the paper's 10%: timing noise alone cleared that bar (see the overlay).
+    assert read_overlay(OVERLAYS / "vectorization.toml").threshold == 0.5
