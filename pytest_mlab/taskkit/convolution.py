@@ -48,13 +48,20 @@ def reference_conv2d(
     return out
 
 
+def _draw(
+    rng: np.random.Generator, case: Case
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Fresh random x, weights and bias of ``case``'s shapes, with its stride and padding."""
+    x_shape, w_shape, stride, padding = case
+    x, weights = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    return x, weights, rng.standard_normal(w_shape[-1]), stride, padding
+
+
 def _timed_call(
     child: TimedChild, rng: np.random.Generator, case: Case, name: str, timing: ConvTiming
 ) -> float:
     """One call on fresh random inputs; the parent-measured seconds, once the output is checked."""
-    x_shape, w_shape, stride, padding = case
-    x, weights = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
-    bias = rng.standard_normal(w_shape[-1])
+    x, weights, bias, stride, padding = _draw(rng, case)
     inputs: dict[str, Any] = {"x": x, "weights": weights, "bias": bias, "stride": stride,
                               "padding": padding}
     elapsed, out = child.call(inputs, name, timing.call_timeout)
@@ -107,13 +114,11 @@ def loop_conv2d(
 
 
 def _fastest_yardstick(rng: np.random.Generator, case: Case, calls: int) -> float:
-    x_shape, w_shape, stride, padding = case
     times = []
     for _ in range(calls):
-        x, weights = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
-        bias = rng.standard_normal(w_shape[-1])
+        inputs = _draw(rng, case)
         start = time.perf_counter()
-        loop_conv2d(x, weights, bias, stride, padding)
+        loop_conv2d(*inputs)
         times.append(time.perf_counter() - start)
     return min(times)
 
