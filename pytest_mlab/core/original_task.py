@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.task import (
@@ -43,6 +44,35 @@ HF_CACHE = "hf-cache"
 """An entry of an overlay's ``hide``: every folder Hugging Face libraries cache into here."""
 _HF_CACHE_VARIABLES = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE",
                        "TRANSFORMERS_CACHE")
+
+
+class HubFolder(BaseModel):
+    """A Hugging Face repository the starter loads by name (``load_dataset("imdb")``,
+    ``from_pretrained("distilbert-base-uncased")``). Preparing the task downloads it into
+    a workspace folder of that name, which both libraries read before they look online:
+    the sandbox has no network."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folder: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    repo: str = Field(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+    type: Literal["dataset", "model"]
+    revision: str = Field(default="main", min_length=1)
+    files: dict[str, str] = Field(
+        min_length=1, description="Path in the repository -> its sha256, or '' to take "
+        "the file unchecked.")
+    withhold: dict[str, str] = Field(
+        default_factory=dict, description="Parquet file -> the column the agent's copy "
+        "has blanked (-1 for integers, else null); the scorer's copy keeps it.")
+
+    @model_validator(mode="after")
+    def _withheld_files_are_downloaded(self) -> Self:
+        for name in self.withhold:
+            if name not in self.files:
+                raise ValueError(f"withhold names {name!r}, which is not in files")
+            if not name.endswith(".parquet"):
+                raise ValueError(f"withhold names {name!r}: only parquet files can be")
+        return self
 
 
 class Overlay(BaseModel):
@@ -72,6 +102,8 @@ class Overlay(BaseModel):
         "runs, for paths the original's prepare.py expects but its layout lacks.")
     differs: str = ""
     submission: tuple[str, ...] = ("submission.csv",)
+    hub: tuple[HubFolder, ...] = Field(
+        default=(), description="Hugging Face repositories put in the workspace.")
     hide: tuple[str, ...] = Field(
         default=(), description=f"As task.toml's hide, and {HF_CACHE!r}: the Hugging Face "
         "caches, for an eval.py that loads its labels through them.")
@@ -80,6 +112,13 @@ class Overlay(BaseModel):
     limits: TrialLimits = TrialLimits()
     resources: Resources = Resources()
     baseline: BaselinePolicy
+
+    @model_validator(mode="after")
+    def _withheld_labels_stay_out_of_the_caches(self) -> Self:
+        # The scorer's load of its whole copy leaves it in this machine's datasets cache.
+        if any(entry.withhold for entry in self.hub) and HF_CACHE not in self.hide:
+            raise ValueError(f"hub withholds columns, so hide must list {HF_CACHE!r}")
+        return self
 
 
 def read_overlay(path: Path) -> Overlay:
@@ -239,7 +278,8 @@ def load_original(
     manifest = TaskManifest(
         name=overlay.name, differs=overlay.differs,
         data_source=overlay.data_source, research_problem=problem, entry=overlay.entry,
-        downloads=bool(overlay.sources), read_only=_read_only(folder), hide=_hidden(overlay),
+        downloads=bool(overlay.sources or overlay.hub), read_only=_read_only(folder),
+        hide=_hidden(overlay),
         submission=overlay.submission, threshold=overlay.threshold, metric=overlay.metric,
         limits=overlay.limits, resources=overlay.resources, baseline=overlay.baseline,
     )

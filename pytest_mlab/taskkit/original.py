@@ -25,6 +25,8 @@ from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.original_task import SCORERS, read_overlay
+from pytest_mlab.taskkit.hub_folders import PRIVATE as HUB_PRIVATE
+from pytest_mlab.taskkit.hub_folders import prepare_hub
 from pytest_mlab.taskkit.original_sources import check_sources
 
 PREPARE_SECONDS = 3 * 3600.0
@@ -90,11 +92,13 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
             (private / "env" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / "env" / rel, private / "env" / rel)
     shutil.rmtree(scratch)
+    prepare_hub(overlay.hub, public, private)
 
 
 def _original_score(submission: Path, private: Path) -> float:
     """The original's get_score, from a folder that holds links to the public data (its
-    eval.py reads data such as ./data or ./networks relative to where it runs)."""
+    eval.py reads data such as ./data or ./networks relative to where it runs), and to
+    the scorer's whole copies of the Hugging Face folders the agent got withheld."""
     eval_script = private / "scripts" / "eval.py"
     if not eval_script.is_file():
         raise RuntimeError("the original task has no scripts/eval.py and its overlay names "
@@ -103,7 +107,8 @@ def _original_score(submission: Path, private: Path) -> float:
     public = private.parent / "public"
     with tempfile.TemporaryDirectory(prefix="mlab-original-eval-") as tmp:
         for entry in sorted(public.iterdir()) if public.is_dir() else []:
-            os.symlink(entry, Path(tmp) / entry.name)
+            whole = private / HUB_PRIVATE / entry.name
+            os.symlink(whole if whole.is_dir() else entry, Path(tmp) / entry.name)
         here = Path.cwd()
         os.chdir(tmp)
         try:

@@ -7,6 +7,7 @@ them is skipped, not errored. The network is probed only once nothing else is mi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -18,6 +19,7 @@ from pytest_mlab.core.original_task import Overlay, missing_modules
 
 PROBE_SECONDS = 5.0
 KAGGLE_HOST = "https://www.kaggle.com"
+_HUB_MODULES = ("huggingface_hub", "pyarrow")
 
 
 def _kaggle_credentials() -> bool:
@@ -51,7 +53,13 @@ def missing_pieces(overlay: Overlay, accept_rules: bool) -> list[str]:
         rules = ", ".join(f"{KAGGLE_HOST}/competitions/{c}/rules" for c in competitions)
         missing.append(f"consent to the competition's rules (accept them at {rules}, then "
                        "pass --mlab-accept-rules)")
-    if any(s.startswith("hf:") for s in overlay.sources) and os.environ.get("HF_HUB_OFFLINE"):
+    if overlay.hub:
+        absent = [m for m in _HUB_MODULES if importlib.util.find_spec(m) is None]
+        if absent:
+            missing.append(f"the Python modules {', '.join(absent)} to download from the "
+                           "Hugging Face Hub (pip install 'pytest-mlab[mlagentbench]')")
+    hub = overlay.hub or any(s.startswith("hf:") for s in overlay.sources)
+    if hub and os.environ.get("HF_HUB_OFFLINE"):
         missing.append("the Hugging Face Hub (unset HF_HUB_OFFLINE)")
     return missing
 
@@ -74,7 +82,8 @@ def check_sources(overlay: Overlay, accept_rules: bool) -> None:
     """Raise ``TaskUnavailable`` with one sentence if the task cannot be prepared here."""
     missing = missing_pieces(overlay, accept_rules)
     if not missing:
-        for url in dict.fromkeys(_url(source) for source in overlay.sources):
+        sources = [*overlay.sources, *(f"hf:{entry.repo}" for entry in overlay.hub)]
+        for url in dict.fromkeys(_url(source) for source in sources):
             reason = unreachable(url)
             if reason is not None:
                 missing.append(f"the network to download its data ({reason})")

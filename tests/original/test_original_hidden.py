@@ -16,7 +16,8 @@ from pytest_mlab.sandbox import docker as docker_sandbox
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 
-# eval.py as imdb's works: its labels come from the Hugging Face cache, not from scripts/.
+# An eval.py that reads its answers from a Hugging Face cache, not from scripts/ (babylm's
+# leaves its test split there).
 EVAL_FROM_CACHE = """\
 import csv
 import os

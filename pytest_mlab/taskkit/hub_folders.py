@@ -1,0 +1,104 @@
+"""Hugging Face repositories an original starter loads by name, put in its workspace.
+
+``load_dataset("imdb")`` and ``from_pretrained("distilbert-base-uncased")`` read a folder
+of that name in the working directory before they look online, and the sandbox has no
+network. So preparing downloads each repository of the overlay's ``hub`` into such a
+folder of the public data, checking each file's sha256 where the overlay pins one.
+
+A withheld column (imdb's test labels) is blanked in the agent's copy; the scorer's copy,
+under ``private/hub/``, keeps it, and is what the original eval.py loads by the same name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from pytest_mlab.core.original_task import HubFolder
+
+PRIVATE = "hub"
+"""The folder under the private data that holds the scorer's copies."""
+_SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_]+)-\d{5}-of-\d{5}\.parquet$")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(entry: HubFolder, into: Path) -> None:
+    """Each of ``entry.files`` into ``into``; a file that is not what the overlay pins is
+    a ``RuntimeError`` naming both hashes (the repository changed under the revision)."""
+    from huggingface_hub import hf_hub_download  # reads HF_TOKEN and HF_ENDPOINT itself
+
+    for name, want in entry.files.items():
+        hf_hub_download(entry.repo, name, repo_type=entry.type, revision=entry.revision,
+                        local_dir=into)
+        got = _sha256(into / name)
+        if want and got != want:
+            raise RuntimeError(
+                f"{entry.repo}: {name} at revision {entry.revision} has sha256 {got}, the "
+                f"overlay pins {want}; check what changed and update the overlay")
+    shutil.rmtree(into / ".cache", ignore_errors=True)
+
+
+def _describe_splits(entry: HubFolder, into: Path) -> None:
+    """A dataset card naming each split's files, so ``load_dataset(folder)`` finds every
+    split (it would guess only train, validation and test from the file names)."""
+    if entry.type != "dataset" or "README.md" in entry.files:
+        return
+    configs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for name in entry.files:
+        shard = _SHARD.match(Path(name).name)
+        if shard:
+            parent = Path(name).parent.as_posix()
+            glob = f"{parent}/{shard['split']}-*" if parent != "." else f"{shard['split']}-*"
+            configs[parent if parent != "." else "default"].append((shard["split"], glob))
+    lines = ["---", "configs:"]
+    for index, (config, splits) in enumerate(configs.items()):
+        lines += [f"- config_name: {config}", "  data_files:"]
+        for split, glob in dict.fromkeys(splits):
+            lines += [f"  - split: {split}", f"    path: {glob}"]
+        if index == 0:
+            lines.append("  default: true")
+    lines += ["---", f"Files of {entry.repo} at revision {entry.revision}.", ""]
+    (into / "README.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _blank(source: Path, target: Path, column: str) -> None:
+    """``source`` with ``column`` blanked: -1 where it holds integers (a ClassLabel's
+    'no label'), else null; the schema, and with it the features, stays."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(source)
+    if column not in table.column_names:
+        raise RuntimeError(f"{source.name} has no column {column!r} to withhold "
+                           f"(it has {', '.join(table.column_names)})")
+    index = table.column_names.index(column)
+    kind = table.schema.field(index).type
+    blank = (pa.array([-1] * table.num_rows, type=kind) if pa.types.is_integer(kind)
+             else pa.nulls(table.num_rows, type=kind))
+    pq.write_table(table.set_column(index, table.schema.field(index), blank), target)
+
+
+def prepare_hub(entries: tuple[HubFolder, ...], public: Path, private: Path) -> None:
+    """Every repository into ``public/<folder>``; those with withheld columns also whole
+    into ``private/hub/<folder>``."""
+    for entry in entries:
+        scratch = private.parent / "hub-download" / entry.folder
+        shutil.rmtree(scratch, ignore_errors=True)
+        download(entry, scratch)
+        _describe_splits(entry, scratch)
+        if entry.withhold:
+            shutil.copytree(scratch, private / PRIVATE / entry.folder)
+            for name, column in entry.withhold.items():
+                _blank(private / PRIVATE / entry.folder / name, scratch / name, column)
+        shutil.move(scratch, public / entry.folder)
+    shutil.rmtree(private.parent / "hub-download", ignore_errors=True)
