@@ -103,14 +103,19 @@ def _original_score(submission: Path, private: Path) -> float:
     if not eval_script.is_file():
         raise RuntimeError("the original task has no scripts/eval.py and its overlay names "
                            "no replacement scorer")
-    module = _load(eval_script, "mlab_original_eval")  # its import errors are the harness's
     public = private.parent / "public"
     with tempfile.TemporaryDirectory(prefix="mlab-original-eval-") as tmp:
+        if (private / HUB_PRIVATE).is_dir():
+            # Its loads of the whole copies are cached here, not in the machine's cache,
+            # where a later load of the agent's copy might meet them.
+            os.environ["HF_DATASETS_CACHE"] = str(Path(tmp) / "datasets-cache")
+        module = _load(eval_script, "mlab_original_eval")  # its import errors: the harness's
+        (Path(tmp) / "run").mkdir()
         for entry in sorted(public.iterdir()) if public.is_dir() else []:
             whole = private / HUB_PRIVATE / entry.name
-            os.symlink(whole if whole.is_dir() else entry, Path(tmp) / entry.name)
+            os.symlink(whole if whole.is_dir() else entry, Path(tmp) / "run" / entry.name)
         here = Path.cwd()
-        os.chdir(tmp)
+        os.chdir(Path(tmp) / "run")
         try:
             value: Any = module.get_score(str(submission))
         except Exception as exc:

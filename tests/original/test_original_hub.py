@@ -177,6 +177,7 @@ def _pins(repos: Path) -> dict[str, str]:
 def test_the_agent_loads_the_folder_without_its_labels_and_the_scorer_with_them(
     pytester: pytest.Pytester, mlab_args: list[str], repos: Path,
     hub: list[tuple[str, str]], read_results: Callable[[], list[dict[str, Any]]],
+    tmp_path: Path,
 ) -> None:
     _write(pytester, repos, "reviews", _pins(repos))
     run = pytester.runpytest(str(pytester.path / "benchmarks"), "--mlab-keep-workspaces=all",
@@ -193,6 +194,8 @@ def test_the_agent_loads_the_folder_without_its_labels_and_the_scorer_with_them(
         "splits test train unsupervised; test labels [-1]")
     assert (workspace / "tiny-model" / "config.json").read_text() == '{"model_type": "bert"}'
     assert not list(workspace.rglob(".cache"))
+    # The scorer's loads of its whole copy left nothing in this machine's cache.
+    assert not list((tmp_path / "hf-home").rglob("*.arrow"))
     # Each file fetched once, at the pinned revision, with the token.
     fetched = {path for path, _ in hub if "/resolve/" in path}
     assert {p.partition(f"/resolve/{REVISION}/")[2] for p in fetched if "imdb" in p} == {
