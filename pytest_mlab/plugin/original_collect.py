@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.core.original_task import OriginalTask, Overlay, load_original, read_overlay
+from pytest_mlab.core.original_task import OriginalTask, load_original
+from pytest_mlab.core.overlay import Overlay, read_overlay
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.plugin.collect import TaskFile, TrialItem
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY

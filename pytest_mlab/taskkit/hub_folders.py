@@ -5,8 +5,9 @@ of that name in the working directory before they look online, and the sandbox h
 network. So preparing downloads each repository of the overlay's ``hub`` into such a
 folder of the public data, checking each file's sha256 where the overlay pins one.
 
-A withheld column (imdb's test labels) is blanked in the agent's copy; the scorer's copy,
-under ``private/hub/``, keeps it, and is what the original eval.py loads by the same name.
+A withheld column (imdb's test labels) is blanked in the agent's copy; the scorer's
+version of that file is held back (``held_back``), so the folder the original eval.py
+loads by the same name has it whole.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from pytest_mlab.core.original_task import HubFolder
+from pytest_mlab.core.overlay import HubFolder
+from pytest_mlab.taskkit.held_back import HELD
 
-PRIVATE = "hub"
-"""The folder under the private data that holds the scorer's copies."""
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_]+)-\d{5}-of-\d{5}\.parquet$")
 
 
@@ -89,16 +89,17 @@ def _blank(source: Path, target: Path, column: str) -> None:
 
 
 def prepare_hub(entries: tuple[HubFolder, ...], public: Path, private: Path) -> None:
-    """Every repository into ``public/<folder>``; those with withheld columns also whole
-    into ``private/hub/<folder>``."""
+    """Every repository into ``public/<folder>``, its withheld files whole into
+    ``private/held/<folder>``."""
     for entry in entries:
         scratch = private.parent / "hub-download" / entry.folder
         shutil.rmtree(scratch, ignore_errors=True)
         download(entry, scratch)
         _describe_splits(entry, scratch)
-        if entry.withhold:
-            shutil.copytree(scratch, private / PRIVATE / entry.folder)
-            for name, column in entry.withhold.items():
-                _blank(private / PRIVATE / entry.folder / name, scratch / name, column)
+        for name, column in entry.withhold.items():
+            whole = private / HELD / entry.folder / name
+            whole.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(scratch / name, whole)
+            _blank(whole, scratch / name, column)
         shutil.move(scratch, public / entry.folder)
     shutil.rmtree(private.parent / "hub-download", ignore_errors=True)

@@ -24,8 +24,9 @@ from types import ModuleType
 from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
-from pytest_mlab.core.original_task import SCORERS, read_overlay
-from pytest_mlab.taskkit.hub_folders import PRIVATE as HUB_PRIVATE
+from pytest_mlab.core.original_task import SCORERS
+from pytest_mlab.core.overlay import read_overlay
+from pytest_mlab.taskkit.held_back import HELD, hold_back, link_for_eval
 from pytest_mlab.taskkit.hub_folders import prepare_hub
 from pytest_mlab.taskkit.original_sources import check_sources
 
@@ -86,34 +87,39 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (public / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(scratch / "env" / rel, public / rel)
     shutil.move(scratch / "scripts", private / "scripts")
-    # eval.py may import the starter's own modules from ../env (train.py, metric.py).
+    hold_back(public, private, overlay.withhold_files)
+    # eval.py may import the starter's own modules from ../env (train.py, metric.py), or
+    # read starter files from the submission folder (starter_for_eval).
     for rel in sorted(starter):
-        if rel.endswith(".py"):
+        if rel.endswith(".py") or rel in overlay.starter_for_eval:
             (private / "env" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / "env" / rel, private / "env" / rel)
     shutil.rmtree(scratch)
     prepare_hub(overlay.hub, public, private)
 
 
-def _original_score(submission: Path, private: Path) -> float:
+def _original_score(submission: Path, private: Path, starter_for_eval: tuple[str, ...]
+                    ) -> float:
     """The original's get_score, from a folder that holds links to the public data (its
-    eval.py reads data such as ./data or ./networks relative to where it runs), and to
-    the scorer's whole copies of the Hugging Face folders the agent got withheld."""
+    eval.py reads data such as ./data or ./networks relative to where it runs), the
+    held-back versions in place of the agent's, on the submission with the starter files
+    it reads put back as the original has them."""
     eval_script = private / "scripts" / "eval.py"
     if not eval_script.is_file():
         raise RuntimeError("the original task has no scripts/eval.py and its overlay names "
                            "no replacement scorer")
-    public = private.parent / "public"
+    for rel in starter_for_eval:
+        (submission / rel).parent.mkdir(parents=True, exist_ok=True)
+        (submission / rel).unlink(missing_ok=True)
+        shutil.copyfile(private / "env" / rel, submission / rel)
     with tempfile.TemporaryDirectory(prefix="mlab-original-eval-") as tmp:
-        if (private / HUB_PRIVATE).is_dir():
-            # Its loads of the whole copies are cached here, not in the machine's cache,
-            # where a later load of the agent's copy might meet them.
+        if (private / HELD).is_dir():
+            # Its loads of held-back data are cached here, not in the machine's cache,
+            # where a later load of the agent's blanked copy might meet them.
             os.environ["HF_DATASETS_CACHE"] = str(Path(tmp) / "datasets-cache")
         module = _load(eval_script, "mlab_original_eval")  # its import errors: the harness's
         (Path(tmp) / "run").mkdir()
-        for entry in sorted(public.iterdir()) if public.is_dir() else []:
-            whole = private / HUB_PRIVATE / entry.name
-            os.symlink(whole if whole.is_dir() else entry, Path(tmp) / "run" / entry.name)
+        link_for_eval(private.parent / "public", private / HELD, Path(tmp) / "run")
         here = Path.cwd()
         os.chdir(Path(tmp) / "run")
         try:
@@ -145,4 +151,4 @@ def score(overlay_path: Path, submission: Path, private: Path, runner: Any) -> f
     if overlay.scorer:
         scorer = _load(overlay_path.parent / SCORERS / overlay.scorer, "mlab_original_scorer")
         return float(scorer.score(submission, private, runner))
-    return _original_score(submission, private)
+    return _original_score(submission, private, overlay.starter_for_eval)

@@ -15,7 +15,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from pytest_mlab.core.errors import TaskUnavailable
-from pytest_mlab.core.original_task import Overlay, missing_modules
+from pytest_mlab.core.original_task import missing_modules
+from pytest_mlab.core.overlay import Overlay
 
 PROBE_SECONDS = 5.0
 KAGGLE_HOST = "https://www.kaggle.com"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from original_folders import write_task
 
-from pytest_mlab.core.original_task import read_overlay
+from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.core.task import TaskFormatError
 
 pytest.importorskip("datasets", reason="pip install 'pytest-mlab[mlagentbench]'")
@@ -67,6 +67,12 @@ repo = "someone/tiny-model"
 type = "model"
 [hub.files]
 "config.json" = ""
+[[hub]]
+folder = "accuracy"
+repo = "someone/accuracy"
+type = "space"
+[hub.files]
+"accuracy.py" = ""
 """
 
 
@@ -76,7 +82,7 @@ def _shard(split: str) -> str:
 
 @pytest.fixture(scope="module")
 def repos(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two repositories as the Hub holds them: reviews in parquet shards, and a model."""
+    """Repositories as the Hub holds them: reviews in parquet shards, a model, a metric."""
     import datasets
 
     root = tmp_path_factory.mktemp("hub")
@@ -92,6 +98,8 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> Path:
         table.to_parquet(str(path))
     (root / "someone" / "tiny-model").mkdir(parents=True)
     (root / "someone" / "tiny-model" / "config.json").write_text('{"model_type": "bert"}')
+    (root / "spaces" / "someone" / "accuracy").mkdir(parents=True)
+    (root / "spaces" / "someone" / "accuracy" / "accuracy.py").write_text("# a metric\n")
     return root
 
 
@@ -193,6 +201,7 @@ def test_the_agent_loads_the_folder_without_its_labels_and_the_scorer_with_them(
     assert (workspace / "seen.txt").read_text() == (
         "splits test train unsupervised; test labels [-1]")
     assert (workspace / "tiny-model" / "config.json").read_text() == '{"model_type": "bert"}'
+    assert (workspace / "accuracy" / "accuracy.py").read_text() == "# a metric\n"
     assert not list(workspace.rglob(".cache"))
     # The scorer's loads of its whole copy left nothing in this machine's cache.
     assert not list((tmp_path / "hf-home").rglob("*.arrow"))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mlab.core.original_task import read_overlay
+from pytest_mlab.core.overlay import read_overlay
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 

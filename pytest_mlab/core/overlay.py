@@ -1,0 +1,115 @@
+"""An overlay, ``tasks/mlagentbench/<folder>.toml``: what pytest-mlab adds to an original
+MLAgentBench task folder (metric, limits, resources, where the data comes from, whether
+its eval can be trusted, what the agent gets withheld)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from pytest_mlab.core.task import (
+    BaselinePolicy,
+    Metric,
+    Resources,
+    TaskFormatError,
+    TrialLimits,
+    _describe,
+)
+
+HF_CACHE = "hf-cache"
+"""An entry of an overlay's ``hide``: every folder Hugging Face libraries cache into here."""
+
+
+class HubFolder(BaseModel):
+    """A Hugging Face repository the starter loads by name (``load_dataset("imdb")``,
+    ``from_pretrained("distilbert-base-uncased")``, ``evaluate.load("accuracy")``).
+    Preparing the task downloads it into a workspace folder of that name, which these
+    libraries read before they look online: the sandbox has no network."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folder: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    repo: str = Field(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+    type: Literal["dataset", "model", "space"]
+    revision: str = Field(default="main", min_length=1)
+    files: dict[str, str] = Field(
+        min_length=1, description="Path in the repository -> its sha256, or '' to take "
+        "the file unchecked.")
+    withhold: dict[str, str] = Field(
+        default_factory=dict, description="Parquet file -> the column the agent's copy "
+        "has blanked (-1 for integers, else null); the scorer's copy keeps it.")
+
+    @model_validator(mode="after")
+    def _withheld_files_are_downloaded(self) -> Self:
+        for name in self.withhold:
+            if name not in self.files:
+                raise ValueError(f"withhold names {name!r}, which is not in files")
+            if not name.endswith(".parquet"):
+                raise ValueError(f"withhold names {name!r}: only parquet files can be")
+        return self
+
+
+class Overlay(BaseModel):
+    """``tasks/mlagentbench/<folder>.toml``: what pytest-mlab adds to an original task."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    entry: str = "train.py"
+    data_source: str = Field(min_length=1)
+    sources: tuple[str, ...] = Field(
+        default=(), description="kaggle:COMPETITION, or KIND:URL (url, hf, torchvision, ogb) "
+        "for what prepare.py or the scripts download; none when empty.")
+    tools: tuple[str, ...] = Field(default=(), description="Commands prepare.py runs.")
+    requirements: tuple[str, ...] = Field(default=(), description="Python modules needed.")
+    install: str = Field(default="", description="The pip command that installs them.")
+    versions: dict[str, str] = Field(
+        default_factory=dict, description="Distribution -> version specifier the original "
+        "code needs, e.g. numpy = '<2.4'.")
+    eval_sound: bool
+    eval_note: str = ""
+    scorer: str = Field(default="", description="A replacement scorer in scorers/.")
+    unavailable: str = Field(default="", description="Why no trial of it can run yet.")
+    research_problem_note: str = ""
+    prepare_links: dict[str, str] = Field(
+        default_factory=dict, description="Links made under scripts/ before prepare.py "
+        "runs, for paths the original's prepare.py expects but its layout lacks.")
+    differs: str = ""
+    submission: tuple[str, ...] = ("submission.csv",)
+    hub: tuple[HubFolder, ...] = Field(
+        default=(), description="Hugging Face repositories put in the workspace.")
+    withhold_files: tuple[str, ...] = Field(
+        default=(), description="Globs of the data prepare.py writes that the agent gets "
+        "empty (held-out text); the original eval.py reads them whole.")
+    starter_for_eval: tuple[str, ...] = Field(
+        default=(), description="Starter files the original eval.py reads from the "
+        "submission folder: it gets the original's, whatever the agent made of its own.")
+    hide: tuple[str, ...] = Field(
+        default=(), description=f"As task.toml's hide, and {HF_CACHE!r}: the Hugging Face "
+        "caches, for an eval.py that loads its labels through them.")
+    threshold: float | None = Field(default=None, gt=0)
+    metric: Metric
+    limits: TrialLimits = TrialLimits()
+    resources: Resources = Resources()
+    baseline: BaselinePolicy
+
+    @model_validator(mode="after")
+    def _withheld_labels_stay_out_of_the_caches(self) -> Self:
+        # The scorer's load of its whole copy leaves it in this machine's datasets cache.
+        if any(entry.withhold for entry in self.hub) and HF_CACHE not in self.hide:
+            raise ValueError(f"hub withholds columns, so hide must list {HF_CACHE!r}")
+        return self
+
+
+def read_overlay(path: Path) -> Overlay:
+    """Read and validate an overlay; raise ``TaskFormatError`` naming the file and key."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return Overlay.model_validate(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskFormatError(f"{path}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        raise TaskFormatError(f"{path}: {_describe(exc)}") from None
