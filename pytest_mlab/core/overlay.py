@@ -98,7 +98,7 @@ class Overlay(BaseModel):
 
     @model_validator(mode="after")
     def _withheld_labels_stay_out_of_the_caches(self) -> Self:
-        # The scorer's load of its whole copy leaves it in this machine's datasets cache.
+        # This machine's caches may hold the whole dataset, the withheld column with it.
         if any(entry.withhold for entry in self.hub) and HF_CACHE not in self.hide:
             raise ValueError(f"hub withholds columns, so hide must list {HF_CACHE!r}")
         return self
