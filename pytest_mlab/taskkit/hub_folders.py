@@ -12,24 +12,16 @@ loads by the same name has it whole.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
+from pytest_mlab.core.fingerprint import sha256_file
 from pytest_mlab.core.overlay import HubFolder
 from pytest_mlab.taskkit.held_back import HELD
 
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_]+)-\d{5}-of-\d{5}\.parquet$")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download(entry: HubFolder, into: Path) -> None:
@@ -40,7 +32,7 @@ def download(entry: HubFolder, into: Path) -> None:
     for name, want in entry.files.items():
         hf_hub_download(entry.repo, name, repo_type=entry.type, revision=entry.revision,
                         local_dir=into)
-        got = _sha256(into / name)
+        got = sha256_file(into / name)
         if want and got != want:
             raise RuntimeError(
                 f"{entry.repo}: {name} at revision {entry.revision} has sha256 {got}, the "
@@ -57,9 +49,9 @@ def _describe_splits(entry: HubFolder, into: Path) -> None:
     for name in entry.files:
         shard = _SHARD.match(Path(name).name)
         if shard:
-            parent = Path(name).parent.as_posix()
-            glob = f"{parent}/{shard['split']}-*" if parent != "." else f"{shard['split']}-*"
-            configs[parent if parent != "." else "default"].append((shard["split"], glob))
+            parent = Path(name).parent
+            glob = (parent / f"{shard['split']}-*").as_posix()
+            configs[parent.as_posix() if parent.parts else "default"].append((shard["split"], glob))
     lines = ["---", "configs:"]
     for index, (config, splits) in enumerate(configs.items()):
         lines += [f"- config_name: {config}", "  data_files:"]
