@@ -4,10 +4,14 @@ GPT-2 and tokenizers of this test's own, in the layout the overlay prepares)."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
+import json
 import math
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,6 +23,7 @@ from pytest_mlab.taskkit import original
 
 pytestmark = pytest.mark.slow
 OVERLAY = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench" / "babylm.toml"
+SCORER = OVERLAY.parent / "scorers" / "babylm.py"
 TRAIN_TEXT = ["the cat sat on the mat.\n", "The dog sat on the log.\n",
               "a cat and a dog met on a mat.\n"] * 4
 # Two files, as babylm_test holds one per source: blank lines are not text the dataset
@@ -116,10 +121,7 @@ def expected_bits_per_byte(output: Path) -> float:
 
     tokenizer = AutoTokenizer.from_pretrained(output)
     model = AutoModelForCausalLM.from_pretrained(output)
-    lines = [line for text in TEST_FILES.values() for line in text.split("\n")]
-    lines = [line + "\n" for line in lines[:-1]] + lines[-1:]
-    lines = [line for line in lines if line.strip()]
-    ids = [t for line in lines for t in tokenizer.encode(line, add_special_tokens=False)]
+    ids = _token_ids(output)
     nats = 0.0
     for at in range(0, len(ids), POSITIONS - 1):
         row = [tokenizer.bos_token_id, *ids[at:at + POSITIONS - 1]]
@@ -127,7 +129,31 @@ def expected_bits_per_byte(output: Path) -> float:
             with torch.no_grad():
                 logits = model(input_ids=torch.tensor([row[:j]])).logits[0, -1]
             nats -= float(logits.double().log_softmax(-1)[row[j]])
-    return nats / math.log(2) / sum(len(line.encode()) for line in lines)
+    return nats / math.log(2) / sum(len(line.encode()) for line in _test_lines())
+
+
+def _test_lines() -> list[str]:
+    """The non-blank lines of the test files, each with its newline if it has one."""
+    lines: list[str] = []
+    for text in TEST_FILES.values():
+        *whole, last = text.split("\n")
+        lines += [line + "\n" for line in whole] + [last]
+    return [line for line in lines if line.strip()]
+
+
+def _token_ids(output: Path) -> list[int]:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(output)
+    return [t for line in _test_lines() for t in tokenizer.encode(line, add_special_tokens=False)]
+
+
+def _scorer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("babylm_scorer", SCORER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
@@ -161,6 +187,28 @@ def test_the_score_is_every_tokens_bits_over_the_texts_bytes(
     assert 1.0 < value < 20.0  # a random model over ~300 tokens: several bits a byte
 
 
+def test_blocks_scored_two_at_a_time_give_the_same_score(
+    score: Callable[[str], float], tmp_path: Path,
+) -> None:
+    together = score("starter")
+    scorer: Any = _scorer()
+    vocab = json.loads((tmp_path / "starter" / "output" / "config.json").read_text())
+    budget = 2 * POSITIONS * vocab["vocab_size"]
+    first, rest = scorer.PROGRAM.adapter.split("\n", 1)
+    assert str(scorer.LOGITS_PER_CALL) in first
+    scorer.PROGRAM = dataclasses.replace(
+        scorer.PROGRAM, adapter=first.replace(str(scorer.LOGITS_PER_CALL), str(budget)) + "\n"
+        + rest)
+    sandbox = LocalSandbox(SandboxSpec(tmp_path / "starter", isolation="none"))
+    try:
+        in_twos = scorer.score(tmp_path / "starter", tmp_path / "private", sandbox)
+    finally:
+        sandbox.close()
+    assert in_twos == pytest.approx(together, rel=1e-6)
+    # Three full blocks and the rest: two groups of blocks, then the rest alone.
+    assert len(_token_ids(tmp_path / "starter" / "output")) > 3 * (POSITIONS - 1)
+
+
 @pytest.mark.parametrize(("kind", "sentence"), [
     ("unknown words", "the tokenizer does not give back the text it encodes: a line "
                       "decodes with '['"),
@@ -187,3 +235,8 @@ def test_a_missing_test_text_is_the_harness_fault(tmp_path: Path) -> None:
     (tmp_path / "private").mkdir()
     with pytest.raises(ScorerError, match="no held-back test text"):
         original.score(OVERLAY, tmp_path / "submission", tmp_path / "private", None)
+
+
+def test_the_text_goes_in_parts_of_whole_lines() -> None:
+    lines = [b"ab\n", b"cde\n", b"f\n", b"ghij"]
+    assert list(_scorer().parts(lines, size=4)) == [[b"ab\n", b"cde\n"], [b"f\n", b"ghij"]]

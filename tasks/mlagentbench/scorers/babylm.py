@@ -32,7 +32,8 @@ PART_BYTES = 1 << 20
 """The test text goes to the child in parts of about this many bytes, one call each."""
 BLOCK = 1024
 """The longest block the model sees (the starter's block size), start token included."""
-BATCH = 8
+LOGITS_PER_CALL = 1 << 28
+"""Blocks go through the model together up to this many logits (1 GiB in float32)."""
 CAUSAL_TOLERANCE = 1e-3
 """In log-probability: the same inputs give the same predictions up to rounding."""
 READY_TIMEOUT = 900.0
@@ -45,7 +46,8 @@ CHILD_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OF
 
 # The child's part (see timed_child). It loads the model and tokenizer before anything
 # else and never imports a module of the submission: `train` is a stand-in of its own.
-_ADAPTER = f"BLOCK, BATCH, CAUSAL_TOLERANCE = {BLOCK}, {BATCH}, {CAUSAL_TOLERANCE}\n" + r"""
+_ADAPTER = (f"BLOCK, LOGITS_PER_CALL, CAUSAL_TOLERANCE = {BLOCK}, {LOGITS_PER_CALL}, "
+            f"{CAUSAL_TOLERANCE}\n") + r"""
 import math
 
 SETUP_FAILURE = "Loading the model and tokenizer from output/ failed"
@@ -133,7 +135,8 @@ def bits(text, ends, context):
     if windows:
         check_causal(windows[0], context)
     full = [w for w in windows if len(w) == width]
-    groups = [full[i:i + BATCH] for i in range(0, len(full), BATCH)]
+    batch = max(1, LOGITS_PER_CALL // (context["block"] * context["vocab"]))
+    groups = [full[i:i + batch] for i in range(0, len(full), batch)]
     groups += [[w] for w in windows if len(w) < width]
     nats = 0.0
     for group in groups:
