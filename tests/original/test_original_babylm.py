@@ -32,6 +32,8 @@ TEST_FILES = {
     "a.test": "The cat met the dog.\n\n   \nA dog sat on a log\x0bby the mat.\n",
     "b.test": "the mat\u2028and the log, caf\u00e9 noir.\nthe end",
 }
+ISOLATION = "bwrap"
+"""The scorer's child runs isolated as in a trial: no network, only its folder writable."""
 POSITIONS = 16
 """The tiny model's longest block: the test text takes several."""
 
@@ -170,7 +172,7 @@ def score(tmp_path: Path) -> Iterator[Callable[[str], float]]:
     def run(kind: str) -> float:
         submission = tmp_path / kind.replace(" ", "-")
         _submission(submission, kind)
-        sandboxes.append(LocalSandbox(SandboxSpec(submission, isolation="none")))
+        sandboxes.append(LocalSandbox(SandboxSpec(submission, isolation=ISOLATION)))
         return original.score(OVERLAY, submission, tmp_path / "private", sandboxes[-1])
 
     yield run
@@ -199,7 +201,7 @@ def test_blocks_scored_two_at_a_time_give_the_same_score(
     scorer.PROGRAM = dataclasses.replace(
         scorer.PROGRAM, adapter=first.replace(str(scorer.LOGITS_PER_CALL), str(budget)) + "\n"
         + rest)
-    sandbox = LocalSandbox(SandboxSpec(tmp_path / "starter", isolation="none"))
+    sandbox = LocalSandbox(SandboxSpec(tmp_path / "starter", isolation=ISOLATION))
     try:
         in_twos = scorer.score(tmp_path / "starter", tmp_path / "private", sandbox)
     finally:
