@@ -83,7 +83,15 @@ class Overlay(BaseModel):
         default=(), description="Hugging Face repositories put in the workspace.")
     withhold_files: tuple[str, ...] = Field(
         default=(), description="Globs of the data prepare.py writes that the agent gets "
-        "empty (held-out text); the original eval.py reads them whole.")
+        "empty (held-out text), or as the blanker writes them; the original eval.py reads "
+        "them whole.")
+    blanker: str = Field(
+        default="", description="A module in blankers/ whose blank(rel, held) returns the "
+        "agent's copy of a withheld file where an empty one would not do (test labels).")
+    python_startup: str = Field(
+        default="", description="A module in startup/ that every Python process of the "
+        "trial's scripts runs first (as sitecustomize), for a library that must accept the "
+        "agent's blanked copy.")
     starter_for_eval: tuple[str, ...] = Field(
         default=(), description="Starter files the original eval.py reads from the "
         "submission folder: it gets the original's, whatever the agent made of its own.")
@@ -101,6 +109,12 @@ class Overlay(BaseModel):
         # This machine's caches may hold the whole dataset, the withheld column with it.
         if any(entry.withhold for entry in self.hub) and HF_CACHE not in self.hide:
             raise ValueError(f"hub withholds columns, so hide must list {HF_CACHE!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _a_blanker_has_files_to_blank(self) -> Self:
+        if self.blanker and not self.withhold_files:
+            raise ValueError("blanker is set, but withhold_files names no file to blank")
         return self
 
 

@@ -135,6 +135,11 @@ class TaskSpec:
     def baseline_record(self) -> Path:
         return self.root / BASELINE_RECORD
 
+    def python_startup(self) -> Path | None:
+        """A folder the trial's scripts get on PYTHONPATH, whose sitecustomize runs first in
+        each of their Python processes; None for most tasks."""
+        return None
+
     def hidden_paths(self) -> list[Path]:
         """The folders and files of ``hide`` that exist on this machine."""
         paths = []

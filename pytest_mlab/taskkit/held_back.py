@@ -2,9 +2,10 @@
 text, its test labels).
 
 The agent's copy keeps every file, so a starter that opens them still runs; the held-back
-ones are empty, or have a column blanked. The scorer's versions live under
-``private/held/`` with the same relative paths, and the original eval.py runs in a folder
-where they stand in for the agent's.
+ones are empty, have a column blanked, or are what a task's blanker makes of them (its
+test labels gone). The scorer's versions live under ``private/held/`` with the same
+relative paths, and the original eval.py runs in a folder where they stand in for the
+agent's.
 """
 
 from __future__ import annotations
@@ -12,16 +13,27 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 HELD = "held"
 """The folder under the private data that holds the scorer's versions."""
 
 
-def hold_back(public: Path, private: Path, patterns: tuple[str, ...]) -> None:
-    """Move the public files that ``patterns`` name to ``private/held`` and leave each
-    empty in its place; a pattern that names no file is a ``RuntimeError``, as a renamed
-    folder would otherwise put the held-out data in the agent's hands."""
+Blank = Callable[[str, Path], bytes]
+"""The agent's copy of a withheld file, from its path in the data and the scorer's version."""
+
+
+def empty(rel: str, held: Path) -> bytes:
+    return b""
+
+
+def hold_back(public: Path, private: Path, patterns: tuple[str, ...],
+              blank: Blank = empty) -> None:
+    """Move the public files that ``patterns`` name to ``private/held`` and leave in
+    each's place what ``blank`` makes of it (by default an empty file); a pattern that
+    names no file is a ``RuntimeError``, as a renamed folder would otherwise put the
+    held-out data in the agent's hands."""
     files = sorted(p.relative_to(public).as_posix() for p in public.rglob("*") if p.is_file())
     for pattern in patterns:
         chosen = [rel for rel in files if fnmatch.fnmatch(rel, pattern)]
@@ -31,7 +43,7 @@ def hold_back(public: Path, private: Path, patterns: tuple[str, ...]) -> None:
         for rel in chosen:
             (private / HELD / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(public / rel, private / HELD / rel)
-            (public / rel).touch()
+            (public / rel).write_bytes(blank(rel, private / HELD / rel))
 
 
 def link_for_eval(public: Path, held: Path, into: Path) -> None:

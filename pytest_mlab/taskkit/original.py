@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
-from pytest_mlab.core.original_task import SCORERS
+from pytest_mlab.core.original_task import BLANKERS, SCORERS
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.taskkit.held_back import HELD, hold_back, link_for_eval
 from pytest_mlab.taskkit.hub_folders import prepare_hub
@@ -87,7 +87,11 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (public / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(scratch / "env" / rel, public / rel)
     shutil.move(scratch / "scripts", private / "scripts")
-    hold_back(public, private, overlay.withhold_files)
+    if overlay.blanker:
+        blanker = _load(overlay_path.parent / BLANKERS / overlay.blanker, "mlab_blanker")
+        hold_back(public, private, overlay.withhold_files, blanker.blank)
+    else:
+        hold_back(public, private, overlay.withhold_files)
     # eval.py may import the starter's own modules from ../env (train.py, metric.py), or
     # read starter files from the submission folder (starter_for_eval).
     for rel in sorted(starter):

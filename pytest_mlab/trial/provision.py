@@ -20,11 +20,14 @@ def sandbox_spec(
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
         disk_bytes=int(task.manifest.resources.disk_gb * GIB),
     )
+    startup = task.python_startup()
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
         # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
         environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus), "MLAB_SEED": str(seed),
-                     **(thread_environ(len(cpus)) if cpus else {})},
+                     **(thread_environ(len(cpus)) if cpus else {}),
+                     **({"PYTHONPATH": str(startup)} if startup else {})},
         run_id=run_id, isolation=isolation, image=image,
+        mounts=((str(startup), str(startup)),) if startup else (),
     )
