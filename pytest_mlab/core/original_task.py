@@ -121,8 +121,8 @@ class OriginalTask(TaskSpec):
         return self.overlay_path.with_suffix(".baseline.json")
 
     def content_hash(self) -> str:
-        """The original's env/ and scripts/, the overlay, the scorers and the task helpers
-        that preparing and scoring load."""
+        """The original's env/ and scripts/, the overlay, the scorers, blankers and startup
+        modules beside it, and the task helpers that preparing and scoring load."""
         digest = hashlib.sha256(self.overlay_path.read_bytes() + b"\0")
         roots = [(self.root / "env", "env/"), (self.root / "scripts", "scripts/")]
         roots += [(self.overlay_path.parent / kind, f"{kind}/")

@@ -25,6 +25,7 @@ Blank = Callable[[str, Path], bytes]
 
 
 def empty(rel: str, held: Path) -> bytes:
+    """An empty file: what the agent gets of withheld data by default."""
     return b""
 
 

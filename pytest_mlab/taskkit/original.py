@@ -26,7 +26,7 @@ from typing import Any
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.original_task import BLANKERS, SCORERS
 from pytest_mlab.core.overlay import read_overlay
-from pytest_mlab.taskkit.held_back import HELD, hold_back, link_for_eval
+from pytest_mlab.taskkit.held_back import HELD, empty, hold_back, link_for_eval
 from pytest_mlab.taskkit.hub_folders import prepare_hub
 from pytest_mlab.taskkit.original_sources import check_sources
 
@@ -87,11 +87,9 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (public / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(scratch / "env" / rel, public / rel)
     shutil.move(scratch / "scripts", private / "scripts")
-    if overlay.blanker:
-        blanker = _load(overlay_path.parent / BLANKERS / overlay.blanker, "mlab_blanker")
-        hold_back(public, private, overlay.withhold_files, blanker.blank)
-    else:
-        hold_back(public, private, overlay.withhold_files)
+    blank = (_load(overlay_path.parent / BLANKERS / overlay.blanker, "mlab_blanker").blank
+             if overlay.blanker else empty)
+    hold_back(public, private, overlay.withhold_files, blank)
     # eval.py may import the starter's own modules from ../env (train.py, metric.py), or
     # read starter files from the submission folder (starter_for_eval).
     for rel in sorted(starter):
