@@ -86,8 +86,9 @@ class Overlay(BaseModel):
         "empty (held-out text), or as the blanker writes them; the original eval.py reads "
         "them whole.")
     blanker: str = Field(
-        default="", description="A module in blankers/ whose blank(rel, held) returns the "
-        "agent's copy of a withheld file where an empty one would not do (test labels).")
+        default="", description="A module in blankers/ whose blank(rel, held, public) "
+        "returns the agent's copy of a withheld file where an empty one would not do "
+        "(test labels).")
     python_startup: str = Field(
         default="", description="A module in startup/ that every Python process of the "
         "trial's scripts runs first (as sitecustomize), for a library that must accept the "

@@ -20,11 +20,12 @@ HELD = "held"
 """The folder under the private data that holds the scorer's versions."""
 
 
-Blank = Callable[[str, Path], bytes]
-"""The agent's copy of a withheld file, from its path in the data and the scorer's version."""
+Blank = Callable[[str, Path, Path], bytes]
+"""The agent's copy of a withheld file, from its path in the data, the scorer's version and
+the public data (which may say which rows are held out)."""
 
 
-def empty(rel: str, held: Path) -> bytes:
+def empty(rel: str, held: Path, public: Path) -> bytes:
     """An empty file: what the agent gets of withheld data by default."""
     return b""
 
@@ -44,7 +45,7 @@ def hold_back(public: Path, private: Path, patterns: tuple[str, ...],
         for rel in chosen:
             (private / HELD / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(public / rel, private / HELD / rel)
-            (public / rel).write_bytes(blank(rel, private / HELD / rel))
+            (public / rel).write_bytes(blank(rel, private / HELD / rel, public))
 
 
 def link_for_eval(public: Path, held: Path, into: Path) -> None:
