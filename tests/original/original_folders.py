@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shlex
+import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 OVERLAY = """\
 name = "{name}"
@@ -99,3 +105,39 @@ def write_task(
                               extra=textwrap.dedent(extra))
         (overlays / f"{name}.toml").write_text(text)
     return folder
+
+
+def write_accuracy_task(
+    benchmarks: Path, overlays: Path, name: str, *, prepare: str, evaluate: str,
+    starter: str, read_only: str, extra: str,
+) -> Path:
+    """An original-layout task of the given scripts whose overlay scores accuracy (higher
+    is better), with ``extra`` keys."""
+    folder = write_task(benchmarks, overlays, name, extra=extra)
+    (folder / "scripts" / "prepare.py").write_text(prepare)
+    (folder / "scripts" / "eval.py").write_text(evaluate)
+    (folder / "scripts" / "read_only_files.txt").write_text(read_only)
+    (folder / "env" / "train.py").write_text(starter)
+    overlay = overlays / f"{name}.toml"
+    overlay.write_text(overlay.read_text().replace('name = "mae"', 'name = "accuracy"')
+                       .replace('"lower"', '"higher"'))
+    return folder
+
+
+def run_command_agent(pytester: pytest.Pytester, script: str,
+                      mlab_args: list[str]) -> pytest.RunResult:
+    """Run the folders under benchmarks/ with an agent that runs ``script`` with this
+    Python in the workspace, keeping the workspaces."""
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
+    return pytester.runpytest(str(pytester.path / "benchmarks"), "--agent=command",
+                              f"--mlab-agent-cmd={command}", "--mlab-keep-workspaces=all",
+                              f"--mlab-overlays={pytester.path / 'overlays'}", *mlab_args)
+
+
+def load_module(path: Path) -> ModuleType:
+    """A task's module (a scorer, a blanker) loaded from its file, as the harness does."""
+    spec = importlib.util.spec_from_file_location(f"mlab_test_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

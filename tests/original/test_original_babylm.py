@@ -5,16 +5,15 @@ GPT-2 and tokenizers of this test's own, in the layout the overlay prepares)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import math
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.sandbox.local import LocalSandbox
@@ -150,14 +149,6 @@ def _token_ids(output: Path) -> list[int]:
     return [t for line in _test_lines() for t in tokenizer.encode(line, add_special_tokens=False)]
 
 
-def _scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("babylm_scorer", SCORER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def score(tmp_path: Path) -> Iterator[Callable[[str], float]]:
     """Score a submission of one kind through the overlay, as the harness would: the
@@ -193,7 +184,7 @@ def test_blocks_scored_two_at_a_time_give_the_same_score(
     score: Callable[[str], float], tmp_path: Path,
 ) -> None:
     together = score("starter")
-    scorer: Any = _scorer()
+    scorer: Any = load_module(SCORER)
     vocab = json.loads((tmp_path / "starter" / "output" / "config.json").read_text())
     budget = 2 * POSITIONS * vocab["vocab_size"]
     first, rest = scorer.PROGRAM.adapter.split("\n", 1)
@@ -241,4 +232,5 @@ def test_a_missing_test_text_is_the_harness_fault(tmp_path: Path) -> None:
 
 def test_the_text_goes_in_parts_of_whole_lines() -> None:
     lines = [b"ab\n", b"cde\n", b"f\n", b"ghij"]
-    assert list(_scorer().parts(lines, size=4)) == [[b"ab\n", b"cde\n"], [b"f\n", b"ghij"]]
+    parts = load_module(SCORER).parts(lines, size=4)
+    assert list(parts) == [[b"ab\n", b"cde\n"], [b"f\n", b"ghij"]]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import shlex
 import shutil
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from original_folders import write_task
+from original_folders import run_command_agent, write_accuracy_task
 
 from pytest_mlab.core.original_task import write_startup
 
@@ -154,16 +153,10 @@ pd.DataFrame(rows, columns=range(3)).to_csv("submission.csv")
 
 def _write(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
            overlay: str = OVERLAY) -> None:
-    folder = write_task(pytester.path / "benchmarks", pytester.path / "overlays", "pictures",
-                        extra=overlay)
-    (folder / "scripts" / "prepare.py").write_text(PREPARE)
-    (folder / "scripts" / "eval.py").write_text(EVAL)
-    (folder / "scripts" / "read_only_files.txt").write_text("data/*\n")
-    (folder / "env" / "train.py").write_text(STARTER)
     overlays = pytester.path / "overlays"
-    overlays.joinpath("pictures.toml").write_text(overlays.joinpath("pictures.toml").read_text()
-                                                  .replace('name = "mae"', 'name = "accuracy"')
-                                                  .replace('"lower"', '"higher"'))
+    folder = write_accuracy_task(pytester.path / "benchmarks", overlays, "pictures",
+                                 prepare=PREPARE, evaluate=EVAL, starter=STARTER,
+                                 read_only="data/*\n", extra=overlay)
     for kind in ("blankers", "startup"):
         (overlays / kind).mkdir()
         shutil.copy(OVERLAYS / kind / "cifar10.py", overlays / kind / "cifar10.py")
@@ -181,11 +174,7 @@ def test_the_agent_sees_no_test_label_and_the_starter_still_runs(
     read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
     _write(pytester, monkeypatch)
-    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(HOSTILE)}"
-    pytester.runpytest(str(pytester.path / "benchmarks"), "--agent=command",
-                       f"--mlab-agent-cmd={command}", "--mlab-keep-workspaces=all",
-                       f"--mlab-overlays={pytester.path / 'overlays'}", *mlab_args
-                       ).assert_outcomes(failed=1)
+    run_command_agent(pytester, HOSTILE, mlab_args).assert_outcomes(failed=1)
     (record,) = read_results()
     workspace = Path(record["workspace"])
     assert (workspace / "seen.txt").read_text() == repr([-1] * len(TEST_LABELS))

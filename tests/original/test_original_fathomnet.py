@@ -3,12 +3,11 @@ same on every call, and one sentence for each malformed submission."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
 
@@ -17,20 +16,12 @@ Score = Callable[[str | bytes], float]
 ANSWERS = "id,categories\nimg-a,1 7\nimg-b,3\nimg-c,12 4 9\n"
 
 
-def _scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fathomnet_scorer", SCORER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def score(tmp_path: Path) -> Score:
     (tmp_path / "private" / "scripts").mkdir(parents=True)
     (tmp_path / "private" / "scripts" / "answer.csv").write_text(ANSWERS)
     (tmp_path / "submission").mkdir()
-    module = _scorer()
+    module = load_module(SCORER)
 
     def run(text: str | bytes) -> float:
         path = tmp_path / "submission" / "submission.csv"
@@ -53,7 +44,7 @@ def score(tmp_path: Path) -> Score:
 def test_average_precision_as_the_competition_defines_it(
     actual: list[str], predicted: list[str], expected: float,
 ) -> None:
-    assert _scorer().average_precision(actual, predicted) == pytest.approx(expected)
+    assert load_module(SCORER).average_precision(actual, predicted) == pytest.approx(expected)
 
 
 def test_the_score_is_the_mean_average_precision_and_the_same_every_call(score: Score) -> None:
@@ -89,4 +80,4 @@ def test_a_missing_submission_is_invalid(tmp_path: Path) -> None:
     (tmp_path / "private" / "scripts" / "answer.csv").write_text(ANSWERS)
     (tmp_path / "submission").mkdir()
     with pytest.raises(InvalidSubmission, match=r"No submission\.csv was written"):
-        _scorer().score(tmp_path / "submission", tmp_path / "private", None)
+        load_module(SCORER).score(tmp_path / "submission", tmp_path / "private", None)

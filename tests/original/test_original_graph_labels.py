@@ -9,15 +9,13 @@ one under test."""
 from __future__ import annotations
 
 import gzip
-import shlex
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from original_folders import write_task
+from original_folders import run_command_agent, write_accuracy_task
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 # Two features per node, three classes; nodes 0-5 train, 6-7 valid, 8-13 test.
@@ -143,16 +141,10 @@ pd.DataFrame([[max(label, 0)] for label in seen]).to_csv("submission.csv", index
 
 
 def _write(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = write_task(pytester.path / "benchmarks", pytester.path / "overlays", "graph",
-                        extra=OVERLAY)
-    (folder / "scripts" / "prepare.py").write_text(PREPARE)
-    (folder / "scripts" / "eval.py").write_text(EVAL)
-    (folder / "scripts" / "read_only_files.txt").write_text("networks/*\n")
-    (folder / "env" / "train.py").write_text(STARTER)
     overlays = pytester.path / "overlays"
-    overlays.joinpath("graph.toml").write_text(overlays.joinpath("graph.toml").read_text()
-                                               .replace('name = "mae"', 'name = "accuracy"')
-                                               .replace('"lower"', '"higher"'))
+    folder = write_accuracy_task(pytester.path / "benchmarks", overlays, "graph",
+                                 prepare=PREPARE, evaluate=EVAL, starter=STARTER,
+                                 read_only="networks/*\n", extra=OVERLAY)
     (overlays / "blankers").mkdir()
     shutil.copy(OVERLAYS / "blankers" / "ogbn_arxiv.py", overlays / "blankers")
     # The scripts import it from the workspace; prepare and eval.py from PYTHONPATH.
@@ -169,11 +161,7 @@ def test_the_agent_sees_no_test_node_label_and_the_starter_still_runs(
 ) -> None:
     pytest.importorskip("torch")
     _write(pytester, monkeypatch)
-    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(HOSTILE)}"
-    pytester.runpytest(str(pytester.path / "benchmarks"), "--agent=command",
-                       f"--mlab-agent-cmd={command}", "--mlab-keep-workspaces=all",
-                       f"--mlab-overlays={pytester.path / 'overlays'}", *mlab_args
-                       ).assert_outcomes(failed=1)
+    run_command_agent(pytester, HOSTILE, mlab_args).assert_outcomes(failed=1)
     (record,) = read_results()
     workspace = Path(record["workspace"])
     blank = [-1] * len(TEST_LABELS)

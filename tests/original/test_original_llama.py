@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.sandbox.local import LocalSandbox
@@ -87,15 +86,6 @@ def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "llama_scorer", OVERLAYS / "scorers" / "llama_inference.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def score(tmp_path: Path, weights: Path) -> Iterator[Callable[[str], float]]:
     """Score a submission holding the starter with one change, as the harness would:
@@ -110,7 +100,8 @@ def score(tmp_path: Path, weights: Path) -> Iterator[Callable[[str], float]]:
         line, extra = CHANGES[change]
         (submission / "inference.py").write_text(STARTER.format(change=line, extra=extra))
         sandboxes.append(LocalSandbox(SandboxSpec(submission, isolation="none")))
-        value: float = _scorer().score(submission, tmp_path / "private", sandboxes[-1])
+        scorer = load_module(OVERLAYS / "scorers" / "llama_inference.py")
+        value: float = scorer.score(submission, tmp_path / "private", sandboxes[-1])
         return value
 
     yield run
