@@ -8,7 +8,6 @@ third argument gets a ``SubmissionRunner`` to run the workspace's code in that s
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import sys
@@ -18,16 +17,9 @@ from types import ModuleType
 from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
+from pytest_mlab.core.module_file import load_file
 from pytest_mlab.env.submission_runner import SubmissionRunner
 from pytest_mlab.sandbox.spec import spec_from_json
-
-
-def _load(script: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"mlab_task_{script.stem}", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _score(module: ModuleType, first: Path, second: Path, sandbox: Path | None) -> float:
@@ -44,7 +36,7 @@ def _score(module: ModuleType, first: Path, second: Path, sandbox: Path | None) 
 
 def _run(verb: str, script: Path, first: Path, second: Path,
          sandbox: Path | None) -> dict[str, Any]:
-    module = _load(script)
+    module = load_file(script, f"mlab_task_{script.stem}")
     if verb == "prepare":
         module.prepare(first, second)
         return {"ok": True}

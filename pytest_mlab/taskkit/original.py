@@ -13,17 +13,16 @@ it failed to read a file outside the submission (then the trial is an error).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
+from pytest_mlab.core.module_file import load_file
 from pytest_mlab.core.original_task import BLANKERS, SCORERS
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.taskkit.held_back import HELD, empty, hold_back, link_for_eval
@@ -35,14 +34,6 @@ PREPARE_SECONDS = 3 * 3600.0
 # each question is answered with an empty line, else stdin is closed.
 _CONSENT = "\n" * 16
 _TAIL = 3000
-
-
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _files(root: Path) -> set[str]:
@@ -87,7 +78,7 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (public / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(scratch / "env" / rel, public / rel)
     shutil.move(scratch / "scripts", private / "scripts")
-    blank = (_load(overlay_path.parent / BLANKERS / overlay.blanker, "mlab_blanker").blank
+    blank = (load_file(overlay_path.parent / BLANKERS / overlay.blanker, "mlab_blanker").blank
              if overlay.blanker else empty)
     hold_back(public, private, overlay.withhold_files, blank)
     # eval.py may import the starter's own modules from ../env (train.py, metric.py), or
@@ -119,7 +110,7 @@ def _original_score(submission: Path, private: Path, starter_for_eval: tuple[str
             # Its loads of held-back data are cached here, not in the machine's cache,
             # where a later load of the agent's blanked copy might meet them.
             os.environ["HF_DATASETS_CACHE"] = str(Path(tmp) / "datasets-cache")
-        module = _load(eval_script, "mlab_original_eval")  # its import errors: the harness's
+        module = load_file(eval_script, "mlab_original_eval")  # its import errors: the harness's
         (Path(tmp) / "run").mkdir()
         link_for_eval(private.parent / "public", private / HELD, Path(tmp) / "run")
         here = Path.cwd()
@@ -151,6 +142,6 @@ def _outside(exc: Exception, submission: Path) -> bool:
 def score(overlay_path: Path, submission: Path, private: Path, runner: Any) -> float:
     overlay = read_overlay(overlay_path)
     if overlay.scorer:
-        scorer = _load(overlay_path.parent / SCORERS / overlay.scorer, "mlab_original_scorer")
+        scorer = load_file(overlay_path.parent / SCORERS / overlay.scorer, "mlab_original_scorer")
         return float(scorer.score(submission, private, runner))
     return _original_score(submission, private, overlay.starter_for_eval)

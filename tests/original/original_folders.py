@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shlex
 import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -132,12 +130,3 @@ def run_command_agent(pytester: pytest.Pytester, script: str,
     return pytester.runpytest(str(pytester.path / "benchmarks"), "--agent=command",
                               f"--mlab-agent-cmd={command}", "--mlab-keep-workspaces=all",
                               f"--mlab-overlays={pytester.path / 'overlays'}", *mlab_args)
-
-
-def load_module(path: Path) -> ModuleType:
-    """A task's module (a scorer, a blanker) loaded from its file, as the harness does."""
-    spec = importlib.util.spec_from_file_location(f"mlab_test_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.module_file import load_file
 from pytest_mlab.sandbox.local import LocalSandbox
 from pytest_mlab.sandbox.spec import SandboxSpec
 from pytest_mlab.taskkit import original
@@ -184,7 +184,7 @@ def test_blocks_scored_two_at_a_time_give_the_same_score(
     score: Callable[[str], float], tmp_path: Path,
 ) -> None:
     together = score("starter")
-    scorer: Any = load_module(SCORER)
+    scorer: Any = load_file(SCORER, "babylm_scorer")
     vocab = json.loads((tmp_path / "starter" / "output" / "config.json").read_text())
     budget = 2 * POSITIONS * vocab["vocab_size"]
     first, rest = scorer.PROGRAM.adapter.split("\n", 1)
@@ -232,5 +232,5 @@ def test_a_missing_test_text_is_the_harness_fault(tmp_path: Path) -> None:
 
 def test_the_text_goes_in_parts_of_whole_lines() -> None:
     lines = [b"ab\n", b"cde\n", b"f\n", b"ghij"]
-    parts = load_module(SCORER).parts(lines, size=4)
+    parts = load_file(SCORER, "babylm_scorer").parts(lines, size=4)
     assert list(parts) == [[b"ab\n", b"cde\n"], [b"f\n", b"ghij"]]

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.module_file import load_file
 
 SCORER = Path(__file__).resolve().parents[2] / "tasks/mlagentbench/scorers/fathomnet.py"
 Score = Callable[[str | bytes], float]
@@ -21,7 +21,7 @@ def score(tmp_path: Path) -> Score:
     (tmp_path / "private" / "scripts").mkdir(parents=True)
     (tmp_path / "private" / "scripts" / "answer.csv").write_text(ANSWERS)
     (tmp_path / "submission").mkdir()
-    module = load_module(SCORER)
+    module = load_file(SCORER, "fathomnet_scorer")
 
     def run(text: str | bytes) -> float:
         path = tmp_path / "submission" / "submission.csv"
@@ -44,7 +44,8 @@ def score(tmp_path: Path) -> Score:
 def test_average_precision_as_the_competition_defines_it(
     actual: list[str], predicted: list[str], expected: float,
 ) -> None:
-    assert load_module(SCORER).average_precision(actual, predicted) == pytest.approx(expected)
+    scorer = load_file(SCORER, "fathomnet_scorer")
+    assert scorer.average_precision(actual, predicted) == pytest.approx(expected)
 
 
 def test_the_score_is_the_mean_average_precision_and_the_same_every_call(score: Score) -> None:
@@ -80,4 +81,5 @@ def test_a_missing_submission_is_invalid(tmp_path: Path) -> None:
     (tmp_path / "private" / "scripts" / "answer.csv").write_text(ANSWERS)
     (tmp_path / "submission").mkdir()
     with pytest.raises(InvalidSubmission, match=r"No submission\.csv was written"):
-        load_module(SCORER).score(tmp_path / "submission", tmp_path / "private", None)
+        load_file(SCORER, "fathomnet_scorer").score(tmp_path / "submission",
+                                                    tmp_path / "private", None)

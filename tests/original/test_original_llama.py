@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from original_folders import load_module
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.module_file import load_file
 from pytest_mlab.sandbox.local import LocalSandbox
 from pytest_mlab.sandbox.spec import SandboxSpec
 
@@ -100,7 +100,7 @@ def score(tmp_path: Path, weights: Path) -> Iterator[Callable[[str], float]]:
         line, extra = CHANGES[change]
         (submission / "inference.py").write_text(STARTER.format(change=line, extra=extra))
         sandboxes.append(LocalSandbox(SandboxSpec(submission, isolation="none")))
-        scorer = load_module(OVERLAYS / "scorers" / "llama_inference.py")
+        scorer = load_file(OVERLAYS / "scorers" / "llama_inference.py", "llama_scorer")
         value: float = scorer.score(submission, tmp_path / "private", sandboxes[-1])
         return value
 
