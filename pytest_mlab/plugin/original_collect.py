@@ -35,8 +35,9 @@ def docker_only(task: TaskSpec, sandbox: str, gpus: tuple[str, ...]) -> str | No
 
 
 def unsound_eval(overlay: Overlay) -> str | None:
-    """The warning for a task scored by an original eval.py known to be unsound, or None."""
-    if overlay.eval_sound or overlay.scorer:
+    """The warning for a task scored by an original eval.py known to be unsound, or None:
+    none for a task that cannot run at all, whose items say why when they are skipped."""
+    if overlay.eval_sound or overlay.scorer or overlay.unavailable:
         return None
     return (f"{overlay.name}: the original eval.py scores it, and it is not sound: "
             f"{overlay.eval_note.rstrip('.')}. Its scores can be gamed; deselect it with "

@@ -87,6 +87,14 @@ def test_a_task_scored_by_an_unsound_original_eval_warns_and_can_be_deselected(
     kept = pytester.runpytest(str(benchmarks), "--collect-only", "-q",
                               "-m", "not mlab_unsound_eval", *args)
     kept.stdout.fnmatch_lines(["*rows[[]baseline-t0[]]", "*1/2 tests collected*"])
+    # A task that cannot run at all warns of nothing it cannot score; its skip says why.
+    unsound = overlay.read_text()
+    overlay.write_text(unsound.replace(
+        "threshold", 'unavailable = "its data is not put in place yet"\nthreshold'))
+    unavailable = pytester.runpytest(str(benchmarks), "-q", *args)
+    assert "not sound" not in unavailable.stdout.str()
+    unavailable.stdout.fnmatch_lines(["*leaky: its data is not put in place yet*"])
+    overlay.write_text(unsound)
     # A replacement scorer makes the original's eval.py irrelevant: no warning then.
     (overlays / "scorers").mkdir()
     (overlays / "scorers" / "own.py").write_text("def score(s, p, r):\n    return 1.0\n")
