@@ -42,6 +42,18 @@ def test_wilson_matches_published_intervals(k: int, n: int, low: float, high: fl
     assert wilson(k, n) == pytest.approx((low, high), abs=6e-5)
 
 
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_wilson_agrees_with_scipy_for_every_count_up_to_40_trials(confidence: float) -> None:
+    from scipy.stats import binomtest
+
+    for n in range(1, 41):
+        for k in range(n + 1):
+            interval = binomtest(k, n).proportion_ci(confidence_level=confidence,
+                                                     method="wilson")
+            expected = (interval.low, interval.high)
+            assert wilson(k, n, confidence) == pytest.approx(expected, abs=1e-12), (k, n)
+
+
 def test_wilson_of_no_trials_is_the_whole_range_and_impossible_counts_are_refused() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="3 of 2"):
