@@ -32,6 +32,8 @@ BLANKERS = "blankers"
 """The folder beside the overlays that holds what makes the agent's copy of withheld data."""
 STARTUP = "startup"
 """The folder beside the overlays that holds modules the trial's Python processes run first."""
+MOUNTED = "mounted"
+"""The folder of a task's prepared data that holds its unpacked ``mounted_data``."""
 _HF_CACHE_VARIABLES = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE",
                        "TRANSFORMERS_CACHE")
 
@@ -57,6 +59,11 @@ def _wrong_versions(overlay: Overlay) -> list[str]:
             wrong.append(f"{dist}{wanted}, as the original code fails on {dist} {have} "
                          f"(pip install '{dist}{wanted}')")
     return wrong
+
+
+def mounted_folder(prepared: Path, path: str) -> Path:
+    """Where the task's prepared data keeps what its sandboxes show at ``path``."""
+    return prepared / MOUNTED / path.lstrip("/")
 
 
 def missing_modules(overlay: Overlay) -> list[str]:
@@ -98,9 +105,14 @@ class OriginalTask(TaskSpec):
     overlay_path: Path = Path()
     shims: Path = Path()
     startup: Path | None = None
+    mounted: tuple[str, ...] = ()
+    """The overlay's ``mounted_data`` paths, inside the sandbox."""
 
     def python_startup(self) -> Path | None:
         return self.startup
+
+    def data_mounts(self, prepared: Path) -> tuple[tuple[str, str], ...]:
+        return tuple((str(mounted_folder(prepared, path)), path) for path in self.mounted)
 
     @property
     def prepare_script(self) -> Path:
@@ -219,7 +231,8 @@ def load_original(
     manifest = TaskManifest(
         name=overlay.name, differs=overlay.differs,
         data_source=overlay.data_source, research_problem=problem, entry=overlay.entry,
-        downloads=bool(overlay.sources or overlay.hub), read_only=_read_only(folder),
+        downloads=bool(overlay.sources or overlay.hub or overlay.mounted_data),
+        read_only=_read_only(folder),
         hide=_hidden(overlay),
         submission=overlay.submission, threshold=overlay.threshold, metric=overlay.metric,
         limits=overlay.limits, resources=overlay.resources, baseline=overlay.baseline,
@@ -235,4 +248,5 @@ def load_original(
     startup = (write_startup(overlay_path.parent / STARTUP / overlay.python_startup, shim_root)
                if overlay.python_startup else None)
     return OriginalTask(root=folder, manifest=manifest, overlay_path=overlay_path, shims=shims,
-                        startup=startup)
+                        startup=startup,
+                        mounted=tuple(entry.path for entry in overlay.mounted_data))

@@ -4,6 +4,7 @@ its eval can be trusted, what the agent gets withheld)."""
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from pathlib import Path
 from typing import Literal, Self
@@ -52,6 +53,29 @@ class HubFolder(BaseModel):
         return self
 
 
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip")
+
+
+class MountedData(BaseModel):
+    """Data the original's scripts read from a fixed path outside their folder (CLRS-30 in
+    /tmp/CLRS30), which they would download there themselves. Preparing the task unpacks
+    the archive into the cache once; every sandbox of the task (the agent's scripts, a
+    replacement scorer's child) shows it at ``path``, read-only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(pattern=r"^/tmp(/[A-Za-z0-9][A-Za-z0-9._-]*)+$", description="Where "
+                      "the sandbox shows the unpacked archive: a folder under /tmp.")
+    archive: str = Field(pattern=r"^https?://[^\s]+$", description="The archive's URL.")
+
+    @model_validator(mode="after")
+    def _the_archive_can_be_unpacked(self) -> Self:
+        if not self.archive.lower().endswith(ARCHIVE_SUFFIXES):
+            raise ValueError(f"archive {self.archive!r} is not one of "
+                             f"{', '.join(ARCHIVE_SUFFIXES)}")
+        return self
+
+
 class Overlay(BaseModel):
     """``tasks/mlagentbench/<folder>.toml``: what pytest-mlab adds to an original task."""
 
@@ -89,6 +113,9 @@ class Overlay(BaseModel):
         default="", description="A module in blankers/ whose blank(rel, held, public) "
         "returns the agent's copy of a withheld file where an empty one would not do "
         "(test labels).")
+    mounted_data: tuple[MountedData, ...] = Field(
+        default=(), description="Archives unpacked at fixed paths under /tmp in every "
+        "sandbox of the task, read-only.")
     python_startup: str = Field(
         default="", description="A module in startup/ that every Python process of the "
         "trial's scripts runs first (as sitecustomize), for a library that must accept the "
@@ -110,6 +137,14 @@ class Overlay(BaseModel):
         # This machine's caches may hold the whole dataset, the withheld column with it.
         if any(entry.withhold for entry in self.hub) and HF_CACHE not in self.hide:
             raise ValueError(f"hub withholds columns, so hide must list {HF_CACHE!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _mounted_paths_do_not_nest(self) -> Self:
+        paths = sorted(entry.path for entry in self.mounted_data)
+        for first, second in itertools.pairwise(paths):
+            if second == first or second.startswith(first + "/"):
+                raise ValueError(f"mounted_data: {second} is inside {first}")
         return self
 
     @model_validator(mode="after")

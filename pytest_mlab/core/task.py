@@ -140,6 +140,12 @@ class TaskSpec:
         each of their Python processes; None for most tasks."""
         return None
 
+    def data_mounts(self, prepared: Path) -> tuple[tuple[str, str], ...]:
+        """Folders of the prepared data (``prepared``, its folder in the cache) that every
+        sandbox of the task shows read-only at a fixed path: (host, inside) pairs; none
+        for most tasks."""
+        return ()
+
     def hidden_paths(self) -> list[Path]:
         """The folders and files of ``hide`` that exist on this machine."""
         paths = []

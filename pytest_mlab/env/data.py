@@ -56,13 +56,15 @@ def _freeze(tree: Path) -> None:
             path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
 
 
-def _root(task: TaskSpec, cache_dir: Path) -> Path:
+def prepared_root(task: TaskSpec, cache_dir: Path) -> Path:
+    """The folder of the task's prepared data in the cache (``public/``, ``private/``, and
+    what the task's sandboxes mount from it)."""
     return cache_dir / "data" / f"{task.name}-{task.content_hash()}"
 
 
 def is_prepared(task: TaskSpec, cache_dir: Path) -> bool:
     """Whether this machine holds the task's prepared data already."""
-    return (_root(task, cache_dir) / _DONE).exists()
+    return (prepared_root(task, cache_dir) / _DONE).exists()
 
 
 def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
@@ -76,7 +78,7 @@ def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
             f"{task.name} needs the Python modules {', '.join(missing)}: "
             "pip install 'pytest-mlab[tasks]'"
         )
-    root = _root(task, cache_dir)
+    root = prepared_root(task, cache_dir)
     data = PreparedData(public=root / "public", private=root / "private")
     if (root / _DONE).exists():
         return data

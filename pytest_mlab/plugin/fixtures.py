@@ -20,7 +20,7 @@ from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.env.agent import Agent, AgentContext
-from pytest_mlab.env.data import PreparedData, prepare_task
+from pytest_mlab.env.data import PreparedData, prepare_task, prepared_root
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.llm import LLMClient
 from pytest_mlab.llm.gateway import Gateway
@@ -51,7 +51,7 @@ def _scoring(
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
-        seed=seed, cpus=cpus,
+        seed=seed, cpus=cpus, prepared=prepared_root(task, settings.cache_dir),
     )
     return ScoringSandbox(settings.sandbox, spec)
 

@@ -3,8 +3,9 @@
 prepare: a scratch copy of the folder, the original's ``scripts/prepare.py`` run in it
 as the original runs it (from ``scripts/``, writing the agent's data to ``../env``), then
 what it added to ``env/`` becomes the public data and ``scripts/`` (answers and
-``eval.py``) the private half, beside the starter's modules ``eval.py`` may import. The
-user's checkout is never written.
+``eval.py``) the private half, beside the starter's modules ``eval.py`` may import; the
+overlay's ``mounted_data`` archives are unpacked beside the two halves. The user's
+checkout is never written.
 
 score: the overlay's replacement scorer, or the original's ``get_score`` on the copy of
 the submission; an exception it raises on that copy makes the submission invalid, unless
@@ -23,8 +24,9 @@ from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.module_file import load_file
-from pytest_mlab.core.original_task import BLANKERS, SCORERS
+from pytest_mlab.core.original_task import BLANKERS, SCORERS, mounted_folder
 from pytest_mlab.core.overlay import read_overlay
+from pytest_mlab.taskkit.archives import fetch_archive
 from pytest_mlab.taskkit.held_back import HELD, empty, hold_back, link_for_eval
 from pytest_mlab.taskkit.hub_folders import prepare_hub
 from pytest_mlab.taskkit.original_sources import check_sources
@@ -89,6 +91,8 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
             shutil.copyfile(folder / "env" / rel, private / "env" / rel)
     shutil.rmtree(scratch)
     prepare_hub(overlay.hub, public, private)
+    for entry in overlay.mounted_data:
+        fetch_archive(entry.archive, mounted_folder(private.parent, entry.path))
 
 
 def _original_score(submission: Path, private: Path, starter_for_eval: tuple[str, ...]

@@ -83,7 +83,8 @@ def check_sources(overlay: Overlay, accept_rules: bool) -> None:
     """Raise ``TaskUnavailable`` with one sentence if the task cannot be prepared here."""
     missing = missing_pieces(overlay, accept_rules)
     if not missing:
-        sources = [*overlay.sources, *(f"hf:{entry.repo}" for entry in overlay.hub)]
+        sources = [*overlay.sources, *(f"hf:{entry.repo}" for entry in overlay.hub),
+                   *(f"url:{entry.archive}" for entry in overlay.mounted_data)]
         for url in dict.fromkeys(_url(source) for source in sources):
             reason = unreachable(url)
             if reason is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from pytest_mlab.core.task import TaskSpec, TrialLimits
 from pytest_mlab.env.workspace import Workspace
@@ -14,13 +15,18 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
     isolation: str, image: str, run_id: str, seed: int, cpus: tuple[int, ...] = (),
+    prepared: Path | None = None,
 ) -> SandboxSpec:
+    """``prepared``: the task's prepared data, which may hold folders its sandboxes mount."""
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
         disk_bytes=int(task.manifest.resources.disk_gb * GIB),
     )
     startup = task.python_startup()
+    mounts: tuple[tuple[str, str], ...] = ((str(startup), str(startup)),) if startup else ()
+    if prepared is not None:
+        mounts += task.data_mounts(prepared)
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
@@ -29,5 +35,5 @@ def sandbox_spec(
                      **(thread_environ(len(cpus)) if cpus else {}),
                      **({"PYTHONPATH": str(startup)} if startup else {})},
         run_id=run_id, isolation=isolation, image=image,
-        mounts=((str(startup), str(startup)),) if startup else (),
+        mounts=mounts,
     )

@@ -82,9 +82,9 @@ def make_sandbox(sandbox_kind: str) -> Iterator[SandboxFactory]:
     made: list[Sandbox] = []
 
     def make(workspace: Path, limits: ResourceLimits = LIMITS, protected: tuple[str, ...] = (),
-             hidden: tuple[Path, ...] = ()) -> Sandbox:
+             hidden: tuple[Path, ...] = (), mounts: tuple[tuple[str, str], ...] = ()) -> Sandbox:
         spec = SandboxSpec(workspace, isolation="bwrap", protected=protected, resources=limits,
-                           hidden=hidden)
+                           hidden=hidden, mounts=mounts)
         if sandbox_kind == "bwrap":
             sandbox: Sandbox = LocalSandbox(spec)
         else:

@@ -1,0 +1,55 @@
+"""Download an archive and unpack it into a folder, for an original task's ``mounted_data``.
+
+The archive is unpacked with tarfile's ``data`` filter (or the zip equivalent), so no
+member lands outside the folder, none is a device, and no link points out of it: the
+folder is shown to every sandbox of the task.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import urllib.request
+import zipfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pytest_mlab.core.overlay import ARCHIVE_SUFFIXES
+
+TIMEOUT_SECONDS = 60.0
+"""How long a read from the server may stall."""
+_CHUNK = 1 << 20
+
+
+def _suffix(url: str) -> str:
+    name = Path(urlsplit(url).path).name.lower()
+    return next(suffix for suffix in ARCHIVE_SUFFIXES if name.endswith(suffix))
+
+
+def _unpack_zip(archive: Path, folder: Path) -> None:
+    with zipfile.ZipFile(archive) as opened:
+        for member in opened.infolist():
+            target = (folder / member.filename).resolve()
+            if not target.is_relative_to(folder.resolve()):
+                raise RuntimeError(f"the archive's member {member.filename!r} would land "
+                                   f"outside {folder}")
+        opened.extractall(folder)
+
+
+def fetch_archive(url: str, folder: Path) -> None:
+    """Download ``url`` and unpack it into ``folder`` (made, or replaced if there)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    suffix = _suffix(url)
+    with tempfile.TemporaryDirectory(prefix="mlab-archive-", dir=folder.parent) as tmp:
+        archive = Path(tmp) / f"download{suffix}"
+        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response, \
+                archive.open("wb") as out:
+            shutil.copyfileobj(response, out, _CHUNK)
+        try:
+            if suffix == ".zip":
+                _unpack_zip(archive, folder)
+            else:
+                shutil.unpack_archive(archive, folder, filter="data")
+        except Exception as exc:
+            raise RuntimeError(f"{url} could not be unpacked: {exc}") from None
