@@ -85,10 +85,9 @@ def _submission(folder: Path, best: Any, params: Any) -> None:
 def score(tmp_path: Path) -> Iterator[Callable[..., float]]:
     """Score a submission of the given checkpoints with the real CLRS overlay and scorer,
     in a bwrap sandbox that shows the data folder at DATA (unless ``mounted`` is False),
-    without the checkpoint file ``drop`` if one is named."""
+    without the checkpoint file ``drop`` if one is named, with ``evaluate`` as eval.py."""
     private = tmp_path / "private"
     (private / "scripts").mkdir(parents=True)
-    (private / "scripts" / "eval.py").write_text(EVAL)
     (private / "env").mkdir()
     (private / "env" / "scoring_rule.py").write_text(RULE)
     data = tmp_path / "data"
@@ -96,7 +95,9 @@ def score(tmp_path: Path) -> Iterator[Callable[..., float]]:
     (data / "target.txt").write_text(str(TARGET))
     sandboxes: list[LocalSandbox] = []
 
-    def run(best: Any, params: Any, *, mounted: bool = True, drop: str = "") -> float:
+    def run(best: Any, params: Any, *, mounted: bool = True, drop: str = "",
+            evaluate: str = EVAL) -> float:
+        (private / "scripts" / "eval.py").write_text(evaluate)
         submission = tmp_path / f"submission{len(sandboxes)}"
         _submission(submission, best, params)
         if drop:
@@ -176,3 +177,10 @@ def test_data_the_eval_cannot_read_is_the_harnesss_error_not_the_submissions(
 ) -> None:
     with pytest.raises(ScorerError, match="could not read its own files"):
         score(_honest_checkpoint(), {"scale": 0.5}, mounted=False)
+
+
+def test_an_eval_that_cannot_load_is_the_harnesss_error_not_the_submissions(
+    score: Callable[..., float],
+) -> None:
+    with pytest.raises(ScorerError, match=r"eval\.py did not load.*no_such_library"):
+        score(_honest_checkpoint(), {"scale": 0.5}, evaluate="import no_such_library\n" + EVAL)

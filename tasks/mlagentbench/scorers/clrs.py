@@ -119,7 +119,11 @@ def score(submission: Path, private: Path, runner: Runner) -> float:
     """The original get_score of the submission's checkpoints, on the test split."""
     _place_eval(submission, private)
     with start_timed_child(submission, runner, PROGRAM, TOTAL_TIMEOUT) as child:
-        child.wait_until_ready(READY_TIMEOUT)
+        try:
+            child.wait_until_ready(READY_TIMEOUT)
+        except InvalidSubmission as exc:
+            # Loading eval.py and the starter's modules reads nothing of the submission.
+            raise ScorerError(f"the original eval.py did not load: {exc}") from None
         out = child.call({}, "test", CALL_TIMEOUT)[1]
     if out.shape != (2,):
         raise InvalidSubmission("The original eval.py gave no single score.")
