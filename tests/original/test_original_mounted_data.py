@@ -8,6 +8,7 @@ import io
 import socket
 import tarfile
 import threading
+import zipfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -104,12 +105,15 @@ def test_an_archive_whose_members_leave_its_folder_is_refused(
         _tar({"table.txt": b"7\n", f"../../../../../../..{escape}": b"out"}))
     (tmp_path / "served" / "link.tar.gz").write_bytes(
         _tar({"table.txt": b"7\n"}, links={"secrets": "/etc"}))
-    for name in ("bad", "link"):
-        _mounted_task(pytester, f"{url}/{name}.tar.gz")
+    with zipfile.ZipFile(tmp_path / "served" / "bad.zip", "w") as archive:
+        archive.writestr("table.txt", "7\n")
+        archive.writestr("../escaped.txt", "out")
+    for name in ("bad.tar.gz", "link.tar.gz", "bad.zip"):
+        _mounted_task(pytester, f"{url}/{name}")
         run = run_command_agent(pytester, AGENT, mlab_args)
         run.assert_outcomes(errors=1)
         (record,) = read_results()
-        assert f"{url}/{name}.tar.gz could not be unpacked" in record["message"]
+        assert f"{url}/{name} could not be unpacked" in record["message"]
         assert not escape.exists()
         for path in (pytester.path / "benchmarks", pytester.path / "overlays"):
             for child in sorted(path.rglob("*"), reverse=True):
