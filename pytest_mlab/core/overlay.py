@@ -8,6 +8,7 @@ import itertools
 import tomllib
 from pathlib import Path
 from typing import Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -56,6 +57,12 @@ class HubFolder(BaseModel):
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip")
 
 
+def archive_suffix(url: str) -> str | None:
+    """The kind of archive ``url``'s path names (``.tar.gz``), or None for no known kind."""
+    path = urlsplit(url).path.lower()
+    return next((suffix for suffix in ARCHIVE_SUFFIXES if path.endswith(suffix)), None)
+
+
 class MountedData(BaseModel):
     """Data the original's scripts read from a fixed path outside their folder (CLRS-30 in
     /tmp/CLRS30), which they would download there themselves. Preparing the task unpacks
@@ -70,7 +77,7 @@ class MountedData(BaseModel):
 
     @model_validator(mode="after")
     def _the_archive_can_be_unpacked(self) -> Self:
-        if not self.archive.lower().endswith(ARCHIVE_SUFFIXES):
+        if archive_suffix(self.archive) is None:
             raise ValueError(f"archive {self.archive!r} is not one of "
                              f"{', '.join(ARCHIVE_SUFFIXES)}")
         return self

@@ -12,18 +12,12 @@ import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from pytest_mlab.core.overlay import ARCHIVE_SUFFIXES
+from pytest_mlab.core.overlay import archive_suffix
 
 TIMEOUT_SECONDS = 60.0
 """How long a read from the server may stall."""
 _CHUNK = 1 << 20
-
-
-def _suffix(url: str) -> str:
-    name = Path(urlsplit(url).path).name.lower()
-    return next(suffix for suffix in ARCHIVE_SUFFIXES if name.endswith(suffix))
 
 
 def _unpack_zip(archive: Path, folder: Path) -> None:
@@ -40,7 +34,8 @@ def fetch_archive(url: str, folder: Path) -> None:
     """Download ``url`` and unpack it into ``folder`` (made, or replaced if there)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    suffix = _suffix(url)
+    suffix = archive_suffix(url)
+    assert suffix is not None, "the overlay's validation admits only known archives"
     with tempfile.TemporaryDirectory(prefix="mlab-archive-", dir=folder.parent) as tmp:
         archive = Path(tmp) / f"download{suffix}"
         with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response, \

@@ -139,6 +139,8 @@ def test_an_unreachable_archive_skips_the_task_naming_the_network(
     ('path = "/etc/shared"\narchive = "https://example.org/a.tar.gz"', "mounted_data"),
     ('path = "/tmp/../etc"\narchive = "https://example.org/a.tar.gz"', "mounted_data"),
     ('path = "/tmp/shared"\narchive = "https://example.org/a.rar"', "is not one of"),
+    # The kind is read from the URL's path, as preparing reads it, not from its query.
+    ('path = "/tmp/shared"\narchive = "https://example.org/get?f=a.zip"', "is not one of"),
     ('path = "/tmp/shared"\narchive = "file:///etc/passwd.tar"', "mounted_data"),
 ])
 def test_a_mounted_path_outside_tmp_or_an_unknown_archive_is_one_clear_error(
