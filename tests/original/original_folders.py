@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import shlex
 import sys
 import textwrap
+import threading
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -130,3 +135,24 @@ def run_command_agent(pytester: pytest.Pytester, script: str,
     return pytester.runpytest(str(pytester.path / "benchmarks"), "--agent=command",
                               f"--mlab-agent-cmd={command}", "--mlab-keep-workspaces=all",
                               f"--mlab-overlays={pytester.path / 'overlays'}", *mlab_args)
+
+
+@contextlib.contextmanager
+def http_mirror(folder: Path) -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server standing in for where a task downloads from: its URL, and
+    the paths asked of it, in order. It serves the files in ``folder``."""
+    asked: list[str] = []
+
+    class Recording(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            super().do_GET()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             partial(Recording, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -3,19 +3,17 @@ read-only at a fixed path under /tmp in the trial's sandbox (CLRS-30 for CLRS)."
 
 from __future__ import annotations
 
-import http.server
 import io
+import shutil
 import socket
 import tarfile
-import threading
 import zipfile
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from original_folders import run_command_agent, write_task
+from original_folders import http_mirror, run_command_agent, write_task
 
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.core.task import TaskFormatError
@@ -55,19 +53,8 @@ def mirror(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
     """A loopback HTTP server for the archives in tmp_path/served, and the paths asked of it."""
     served = tmp_path / "served"
     served.mkdir()
-    asked: list[str] = []
-
-    class Counting(http.server.SimpleHTTPRequestHandler):
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            super().do_GET()
-
-    handler = partial(Counting, directory=str(served))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    server.shutdown()
-    server.server_close()
+    with http_mirror(served) as mirrored:
+        yield mirrored
 
 
 def _mounted_task(pytester: pytest.Pytester, archive_url: str) -> None:
@@ -115,9 +102,8 @@ def test_an_archive_whose_members_leave_its_folder_is_refused(
         (record,) = read_results()
         assert f"{url}/{name} could not be unpacked" in record["message"]
         assert not escape.exists()
-        for path in (pytester.path / "benchmarks", pytester.path / "overlays"):
-            for child in sorted(path.rglob("*"), reverse=True):
-                child.unlink() if not child.is_dir() else child.rmdir()
+        shutil.rmtree(pytester.path / "benchmarks")
+        shutil.rmtree(pytester.path / "overlays")
 
 
 def test_an_unreachable_archive_skips_the_task_naming_the_network(

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import http.server
 import os
 import shutil
 import socket
-import threading
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_docker import FakeDocker
-from original_folders import write_task
+from original_folders import http_mirror, write_task
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError
 from pytest_mlab.sandbox import docker as docker_sandbox
@@ -32,12 +29,8 @@ def layout(pytester: pytest.Pytester, mlab_args: list[str]) -> tuple[Path, Path,
 def mirror(tmp_path: Path) -> Iterator[str]:
     """A loopback HTTP server standing in for the place a task downloads from."""
     (tmp_path / "rows.txt").write_text("40 rows\n")
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with http_mirror(tmp_path) as (url, _):
+        yield url
 
 
 def _closed_port() -> int:
