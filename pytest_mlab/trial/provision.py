@@ -14,8 +14,8 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
-    isolation: str, image: str, run_id: str, seed: int, cpus: tuple[int, ...] = (),
-    prepared: Path | None = None,
+    isolation: str, image: str, run_id: str, seed: int, prepared: Path,
+    cpus: tuple[int, ...] = (),
 ) -> SandboxSpec:
     """``prepared``: the task's prepared data, which may hold folders its sandboxes mount."""
     resources = ResourceLimits(
@@ -24,9 +24,9 @@ def sandbox_spec(
         disk_bytes=int(task.manifest.resources.disk_gb * GIB),
     )
     startup = task.python_startup()
-    mounts: tuple[tuple[str, str], ...] = ((str(startup), str(startup)),) if startup else ()
-    if prepared is not None:
-        mounts += task.data_mounts(prepared)
+    mounts = task.data_mounts(prepared)
+    if startup:
+        mounts = ((str(startup), str(startup)), *mounts)
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
