@@ -146,8 +146,14 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object
     return (yield)
 
 
-def pytest_configure(config: pytest.Config) -> None:
+def _node_run(config: pytest.Config) -> str | None:
+    """The run id a Ray node's one-trial session was given; None for any other session."""
     from pytest_mlab.core.run_files import RUN_ID_VARIABLE
+
+    return None if hasattr(config, "workerinput") else os.environ.get(RUN_ID_VARIABLE)
+
+
+def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.plugin.dispatch import configure_dispatch
     from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
@@ -157,7 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
-    node_run = None if workerinput else os.environ.get(RUN_ID_VARIABLE)
+    node_run = _node_run(config)
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
                                 else node_run or _new_run_id())
     if settings.resume and not workerinput:
@@ -244,11 +250,12 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     settings = session.config.stash.get(SETTINGS_KEY, None)
-    # Only the controller: workers end while others may still be running trials.
+    # Only the controller: workers end while others may still be running trials. A Ray
+    # node's session removes only its own: its siblings of the same run may still run.
     if settings and settings.sandbox == "docker" and not hasattr(session.config, "workerinput"):
         from pytest_mlab.sandbox.docker import remove_containers
 
-        remove_containers(settings.run_id)
+        remove_containers(settings.run_id, own_only=_node_run(session.config) is not None)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:

@@ -2,7 +2,9 @@
 
 The container sleeps while the trial lasts; each script is an exec in it, bounded by
 ``timeout`` and followed by a kill of every process it left. The container is removed
-when the trial ends, also on failure; what an interrupt leaves is removed by label.
+when the trial ends, also on failure; what an interrupt leaves is removed by label. A
+container that goes while a script runs (removed, stopped from outside) is the harness's
+error: the script's kill is not the agent's doing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +33,10 @@ from pytest_mlab.sandbox.resources import DiskQuota, broken_limit
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
 
 LABEL = "pytest-mlab.run"
+SESSION_LABEL = "pytest-mlab.session"
+SESSION = uuid.uuid4().hex
+"""This process's containers: a Ray node runs several trials of one run side by side, each
+in a session of its own, and one session's end must not remove the others' containers."""
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 # The container's first process, which the kill after each script spares: a shell that
 # waits on a sleep in a loop reaps the orphans of killed scripts too, which would stay
@@ -110,7 +117,8 @@ class DockerSandbox:
                 image, KEEPER, detach=True, network_mode="none",
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
-                environment=self.environment, labels={LABEL: spec.run_id}, read_only=True,
+                environment=self.environment, read_only=True,
+                labels={LABEL: spec.run_id, SESSION_LABEL: SESSION},
                 tmpfs=tmpfs, mounts=blanks, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 ulimits=[
                     docker.types.Ulimit(name=name, soft=value, hard=value)
@@ -160,6 +168,7 @@ class DockerSandbox:
         reader.join(5)
         elapsed = time.monotonic() - started
         code = api.exec_inspect(exec_id).get("ExitCode")
+        self._still_running(argv[0])
         returncode = -9 if code is None else int(code)
         stopped_by = stopped_by or broken()
         return ExecResult(
@@ -182,6 +191,19 @@ class DockerSandbox:
         except OSError as exc:
             raise SandboxError(f"could not start the docker client: {exc}") from None
         return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._events()))
+
+    def _still_running(self, program: str) -> None:
+        """Raise if the container went while ``program`` ran: what killed it was not the
+        trial's doing, so it must not read as the agent's failure."""
+        try:
+            self.container.reload()
+            status = self.container.status
+        except Exception as exc:
+            status = "removed" if getattr(exc, "status_code", None) == 404 else f"unknown: {exc}"
+        if status != "running":
+            raise SandboxError(f"the trial's container {self.container.short_id} went while "
+                               f"{program} ran ({status}): something outside the trial "
+                               "removed or stopped it")
 
     def _limits_since(self, before: tuple[int, int]) -> Check:
         """What says, in words, that a program started when the container's cgroup
@@ -248,11 +270,13 @@ def _read(path: str) -> str:
         return ""
 
 
-def remove_containers(run_id: str) -> None:
-    """Remove what an interrupted session left behind."""
+def remove_containers(run_id: str, own_only: bool = False) -> None:
+    """Remove what an interrupted session left behind: every container of the run, or with
+    ``own_only`` those this process made (a node's session, whose siblings may still run)."""
+    labels = [f"{LABEL}={run_id}"] + ([f"{SESSION_LABEL}={SESSION}"] if own_only else [])
     with contextlib.suppress(Exception):
         client = _client()
-        for container in client.containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}):
+        for container in client.containers.list(all=True, filters={"label": labels}):
             container.remove(force=True)
 
 
