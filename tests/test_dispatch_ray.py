@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ import pytest
 from llm_server import LLMServer
 from react_trial import answer
 
+from pytest_mlab.plugin.remote_scratch import scratch_root
+
 pytestmark = pytest.mark.slow
 GIB = 1 << 30
 WAITING_AGENT = '''
@@ -24,7 +27,8 @@ from pathlib import Path
 
 
 class WaitingAgent:
-    """Says it has started (a file in $MLAB_PROBE_DIR), then waits about 20 seconds."""
+    """Says it has started (a file in $MLAB_PROBE_DIR naming its session's process, the
+    session's parent and the run), then waits about 20 seconds."""
 
     uses_llm = False
     needs_solution = False
@@ -33,7 +37,8 @@ class WaitingAgent:
         self.context = context
 
     def run(self, env):
-        Path(os.environ["MLAB_PROBE_DIR"], uuid.uuid4().hex).touch()
+        probe = Path(os.environ["MLAB_PROBE_DIR"], uuid.uuid4().hex)
+        probe.write_text(f"{os.getpid()} {os.getppid()} {os.environ.get('MLAB_RUN_ID')}")
         for _ in range(20):
             env.execute("Python REPL", command="import time; time.sleep(1)")
         return env.execute("Final Answer", final_answer="waited")
@@ -186,6 +191,82 @@ def test_a_trial_lost_with_its_node_runs_again_with_retries(
     runs = [nodes for nodes in _where(pytester).values() if len(nodes) == 2]
     assert len(runs) == 1 and lost in runs[0][0] and lost not in runs[0][1], _where(pytester)
     assert len(list((pytester.path / "probes").iterdir())) == 3
+
+
+def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_folder(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The OOM killer's case: one trial's Ray worker dies, its node lives. The trial is an
+    error naming the node; its session does not run on unseen, and removes its container
+    on the way out; what it left in the node's temporary folder goes once another trial
+    starts there."""
+    if not _docker_engine():
+        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    import docker
+
+    recorded("guess")
+    # Each of its 10 steps waits 6 s: a session that outlived its worker would be seen.
+    pytester.makepyfile(ray_agents=WAITING_AGENT.replace("time.sleep(1)", "time.sleep(6)"))
+    probes = pytester.mkdir("probes")
+    monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))
+    run = pytester.popen([
+        sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
+        "--mlab-trials=2", "--mlab-sandbox=docker", *mlab_args,
+        f"--mlab-dispatch=ray:{cluster.address}",
+    ], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    session, worker, run_id = next(probes.iterdir()).read_text().split()
+    os.kill(int(worker), signal.SIGKILL)
+    killed = time.monotonic()
+    while Path(f"/proc/{session}").exists() and time.monotonic() < killed + 40:
+        time.sleep(0.2)
+    assert not Path(f"/proc/{session}").exists(), "the trial's session ran on"
+    running = docker.from_env().containers.list(
+        all=True, filters={"label": f"pytest-mlab.run={run_id}"})
+    assert len(running) == 1, running  # the other trial's, which still runs
+    assert run.wait(timeout=300) == 1
+    records = sorted(read_results(), key=lambda r: r["outcome"])
+    assert [r["outcome"] for r in records] == ["error", "failed"], records
+    assert "lost the worker on node " in records[0]["message"], records[0]["message"]
+    pytester.runpytest_subprocess("tasks", "--agent=oracle", *mlab_args,
+                                  f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+                                  ).assert_outcomes(passed=1)
+    left = list(scratch_root().glob(f"*/reports/{run_id}"))
+    assert left == [], left
+
+
+def _docker_engine() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception:
+        return False
+    return True
+
+
+def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both worker nodes use this machine's Docker engine. The trial that ends first
+    clears what its session left, and must leave the other trial's container alone: it
+    was removed, and the other's next script was killed (a failure read as the agent's)."""
+    if not _docker_engine():
+        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    recorded("guess")
+    pytester.makepyfile(ray_agents=WAITING_AGENT)
+    monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=oracle", "--agent=ray_agents:WaitingAgent", "--mlab-sandbox=docker",
+        *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600)
+    outcomes = sorted((r["agent"], r["outcome"], r["message"]) for r in read_results())
+    assert [outcome for _, outcome, _ in outcomes] == ["passed", "failed"], outcomes
 
 
 def test_the_session_cost_cap_counts_what_every_node_spent(

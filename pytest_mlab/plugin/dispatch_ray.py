@@ -158,13 +158,22 @@ def cluster_summary() -> str:
             f"{total.get('GPU', 0):g} GPUs")
 
 
-def _is_lost(exc: BaseException) -> bool:
-    """A system failure (node, worker, object lost) rather than the trial's own error."""
+def _lost(exc: BaseException, node: str | None) -> str | None:
+    """What a system failure took, in words (the node, or the trial's worker on it: the
+    OOM killer, say); None for the trial's own error."""
     from ray import exceptions
 
     if isinstance(exc, exceptions.RayTaskError):
-        return isinstance(exc.cause, (exceptions.WorkerCrashedError, exceptions.NodeDiedError))
-    return isinstance(exc, exceptions.RayError)
+        cause = exc.cause
+        if not isinstance(cause, (exceptions.WorkerCrashedError, exceptions.NodeDiedError)):
+            return None
+    elif isinstance(exc, exceptions.RayError):
+        cause = exc
+    else:
+        return None
+    if node is None:
+        return "its node (before the trial started)"
+    return f"the worker on {node}" if isinstance(cause, exceptions.WorkerCrashedError) else node
 
 
 @dataclass
@@ -228,13 +237,14 @@ class RemoteTrial:
                 if self.held_back is not None:
                     self.done = True
                     raise HeldBack(self.held_back) from None
-                if not _is_lost(exc):
+                taken = _lost(exc, node)
+                if taken is None:
                     self.done = True
                     where = f" on {node}" if node else ""
                     line = (str(exc).strip().splitlines() or [""])[-1]
                     message = f"the trial's Ray task failed{where}: {line}"
                     raise InfrastructureError(message) from None
-                lost.append(node or "its node (before the trial started)")
+                lost.append(taken)
                 if len(lost) > self.retries:
                     self.done = True
                     retried = f" ({len(lost) - 1} retries)" if len(lost) > 1 else ""

@@ -8,25 +8,33 @@ to be unpacked into the controller's run folder. No Ray here: ``dispatch_ray`` w
 
 from __future__ import annotations
 
+import ctypes
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tarfile
-import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pytest_mlab.core.run_files import RUN_ID_VARIABLE, RunFiles
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.plugin.remote_scratch import scratch_folder
 from pytest_mlab.trial.cpus import CORES_VARIABLE
 
 # What a trial leaves in its run folder (run_files.py); the session's summary files are
 # the controller's to write.
 _TRIAL_FOLDERS = ("traces", "snapshots", "workspaces")
+WORKER_VARIABLE = "MLAB_NODE_WORKER"
+"""The process id of the Ray worker that started a node's trial session."""
+_PR_SET_PDEATHSIG = 1
+_TEARDOWN_SECONDS = 120.0
+"""How long a session whose worker died may take to remove its sandbox and containers."""
 _SHARE_SECONDS = 1.0
 """How often a running trial sends the session what it spent and its latest step."""
 
@@ -135,16 +143,17 @@ class _Shared:
 def run_job(job: RemoteJob, gpus: list[str], link: SessionLink | None = None) -> RemoteOutcome:
     """Run the job's one trial here; the record and files come back, never raised. With
     ``link``, what the trial spends and each step it takes go to the session as it runs."""
-    with tempfile.TemporaryDirectory(prefix="mlab-remote-") as tmp:
-        reports = Path(tmp) / "reports"
+    with scratch_folder() as scratch:
+        reports = scratch.folder / "reports"
         run_dir = reports / job.run_id
         shared = _Shared(link, RunFiles(run_dir)) if link is not None else None
         environ = os.environ | job.environ | {RUN_ID_VARIABLE: job.run_id,
-                                              CORES_VARIABLE: str(job.cpus)}
+                                              CORES_VARIABLE: str(job.cpus),
+                                              WORKER_VARIABLE: str(os.getpid())}
         environ.pop("PYTEST_XDIST_WORKER", None)
         with subprocess.Popen(_command(job, reports, gpus), cwd=job.invocation_dir, env=environ,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True) as run:
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              pass_fds=(scratch.lock_fd,), start_new_session=True) as run:
             while True:
                 try:
                     output, _ = run.communicate(timeout=_SHARE_SECONDS)
@@ -156,6 +165,32 @@ def run_job(job: RemoteJob, gpus: list[str], link: SessionLink | None = None) ->
             shared.pass_on()
         return RemoteOutcome(_record(run_dir, job.nodeid), _pack(run_dir), output[-4000:],
                              str(run_dir))
+
+
+def end_with_worker() -> None:
+    """In a node's trial session: end it, as an interrupt (the trial's sandbox and
+    containers are removed on the way out), once the Ray worker that started it dies.
+    Otherwise a killed worker's trial would run on, unseen, on the CPUs and GPUs the
+    cluster gives the next trial, and spend on LLM calls no one counts. (Ray may kill the
+    worker's process group too, but with SIGKILL, a while later, and only where its
+    cleanup is enabled: the session has a group of its own.)"""
+    worker = os.environ.get(WORKER_VARIABLE, "")
+    if not worker.isdigit() or not sys.platform.startswith("linux"):
+        return
+    signal.signal(signal.SIGTERM, _worker_died)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != int(worker):  # it died before the signal was asked for
+        _worker_died(signal.SIGTERM, None)
+
+
+def _worker_died(signum: int, frame: object) -> None:
+    # No one waits for this session any more: a teardown that hangs is cut short.
+    deadline = threading.Timer(_TEARDOWN_SECONDS, os.kill, (os.getpid(), signal.SIGKILL))
+    deadline.daemon = True
+    deadline.start()
+    raise KeyboardInterrupt("the Ray worker that started this trial's session is gone")
 
 
 def unpack(files: bytes, run_dir: Path) -> None:

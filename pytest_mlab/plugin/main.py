@@ -164,6 +164,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     workerinput = getattr(config, "workerinput", None)
     node_run = _node_run(config)
+    if node_run is not None:
+        from pytest_mlab.plugin.dispatch_remote import end_with_worker
+
+        end_with_worker()
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
                                 else node_run or _new_run_id())
     if settings.resume and not workerinput:

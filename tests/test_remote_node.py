@@ -1,0 +1,118 @@
+"""What a killed Ray worker leaves on its node: its trial's session ends with it, and its
+scratch folder is removed by the next trial there, never while anyone still uses it.
+
+The worker here is a plain process that does what ``dispatch_remote.run_job`` does: takes
+a scratch folder and starts a session holding its lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE
+from pytest_mlab.plugin.remote_scratch import remove_abandoned, scratch_folder, scratch_root
+
+SESSION = """
+import os, sys, time
+from pathlib import Path
+from pytest_mlab.plugin.dispatch_remote import end_with_worker
+here = Path(sys.argv[1])
+end_with_worker()
+try:
+    (here / "session.pid").write_text(str(os.getpid()))
+    time.sleep(120)
+    (here / "ran on").touch()
+except KeyboardInterrupt as stop:
+    (here / "interrupted").write_text(str(stop))
+"""
+WORKER = f"""
+import os, subprocess, sys, time
+from pathlib import Path
+from pytest_mlab.plugin.remote_scratch import scratch_folder
+with scratch_folder() as scratch:
+    (scratch.folder / "snapshot.bin").write_bytes(b"w" * 1000)
+    env = os.environ | {{"{WORKER_VARIABLE}": str(os.getpid())}}
+    subprocess.Popen([sys.executable, "-c", {SESSION!r}, str(scratch.folder)], env=env,
+                     pass_fds=(scratch.lock_fd,))
+    time.sleep(120)
+"""
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def node_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The node's temporary folder, for this process and the workers it starts."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    return tmp_path
+
+
+def _start_worker(script: str = WORKER) -> tuple[subprocess.Popen[bytes], Path]:
+    worker = subprocess.Popen([sys.executable, "-c", script])
+    root = scratch_root()
+    assert _wait_for(lambda: any(root.glob("*/session.pid"))), "the session never started"
+    (folder,) = (path.parent for path in root.glob("*/session.pid"))
+    return worker, folder
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_killed_workers_session_ends_and_then_its_folder_goes(node_tmp: Path) -> None:
+    worker, folder = _start_worker()
+    session = int((folder / "session.pid").read_text())
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    assert _wait_for(lambda: (folder / "interrupted").exists()), "the session ran on"
+    assert "Ray worker" in (folder / "interrupted").read_text()
+    assert _wait_for(lambda: not Path(f"/proc/{session}").exists() or
+                     "Z" in Path(f"/proc/{session}/stat").read_text().split()[2])
+    # The next trial on the node removes what the killed one left, and nothing else.
+    with scratch_folder() as scratch:
+        assert not folder.exists()
+        assert scratch.folder.is_dir()
+    assert list(scratch_root().iterdir()) == []
+
+
+def test_a_folder_is_kept_while_its_session_lives_on(node_tmp: Path) -> None:
+    """A session that outlives its worker (no Linux, or not yet ended) still holds the
+    lock it was handed: its folder stays until it too is gone."""
+    worker, folder = _start_worker(WORKER.replace("end_with_worker()", "pass"))
+    root = folder.parent
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    assert remove_abandoned(root) == []
+    assert (folder / "snapshot.bin").exists()
+    os.kill(int((folder / "session.pid").read_text()), signal.SIGKILL)
+    assert _wait_for(lambda: remove_abandoned(root) == [folder.name])
+    assert not folder.exists()
+
+
+def test_a_trial_that_ends_removes_its_own_folder(node_tmp: Path) -> None:
+    with scratch_folder() as scratch:
+        (scratch.folder / "trace.jsonl").write_text("{}")
+        assert remove_abandoned(scratch_root()) == []  # its own lock is held
+    assert list(scratch_root().iterdir()) == []
+
+
+def test_a_scratch_root_that_is_not_the_users_own_is_refused(node_tmp: Path) -> None:
+    (node_tmp / "elsewhere").mkdir()
+    (node_tmp / f"mlab-remote-{os.getuid()}").symlink_to(node_tmp / "elsewhere")
+    from pytest_mlab.core.errors import InfrastructureError
+
+    with pytest.raises(InfrastructureError, match="is not a folder of this user's"):
+        scratch_root()
