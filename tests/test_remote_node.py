@@ -1,5 +1,7 @@
-"""What a killed Ray worker leaves on its node: its trial's session ends with it, and its
-scratch folder is removed by the next trial there, never while anyone still uses it.
+"""What a Ray node hands back and what it leaves. A trial's files go back with the links
+an agent made as links, never the node's files they name. A killed worker's trial
+session ends with it, and its scratch folder is removed by the next trial there, never
+while anyone still uses it.
 
 The worker here is a plain process that does what ``dispatch_remote.run_job`` does: takes
 a scratch folder and starts a session holding its lock."""
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE
+from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE, pack, unpack
 from pytest_mlab.plugin.remote_scratch import remove_abandoned, scratch_folder, scratch_root
 
 SESSION = """
@@ -116,3 +118,42 @@ def test_a_scratch_root_that_is_not_the_users_own_is_refused(node_tmp: Path) -> 
 
     with pytest.raises(InfrastructureError, match="is not a folder of this user's"):
         scratch_root()
+
+
+def test_links_in_a_kept_workspace_go_back_as_links_and_the_store_as_files(
+    tmp_path: Path,
+) -> None:
+    """An agent's workspace may hold links to anything on the node (made in the sandbox,
+    where their targets cannot be read); the snapshot store's alternates are the harness's
+    own links into the node's data cache."""
+    node = tmp_path / "node"
+    (node / "home").mkdir(parents=True)
+    (node / "home" / "credentials").write_text("node-secret-key")
+    store = node / "cache" / "objects" / "ab"
+    store.mkdir(parents=True)
+    (store / "abcd").write_text("starter code")
+    run = node / "run"
+    workspace = run / "workspaces" / "trial-t0"
+    workspace.mkdir(parents=True)
+    (workspace / "model.pt").write_text("weights")
+    (workspace / "key").symlink_to(node / "home" / "credentials")
+    (workspace / "everything").symlink_to("/")
+    alternates = run / "snapshots" / "objects" / "alternates"
+    alternates.mkdir(parents=True)
+    (alternates / "c0ffee").symlink_to(node / "cache" / "objects", target_is_directory=True)
+    (run / "traces").mkdir()
+    (run / "traces" / "trial-t0.jsonl").write_text("{}")
+
+    files = pack(run)
+    assert len(files) < 100_000  # not all of /
+    controller = tmp_path / "controller"
+    unpack(files, controller)
+    kept = controller / "workspaces" / "trial-t0"
+    assert (kept / "model.pt").read_text() == "weights"
+    assert os.readlink(kept / "key") == str(node / "home" / "credentials")
+    assert os.readlink(kept / "everything") == "/"
+    shipped = controller / "snapshots" / "objects" / "alternates" / "c0ffee"
+    assert not shipped.is_symlink() and (shipped / "ab" / "abcd").read_text() == "starter code"
+    (node / "home" / "credentials").unlink()  # what came back holds no copy of it
+    assert not any("node-secret-key" in path.read_text(errors="replace")
+                   for path in controller.rglob("*") if path.is_file() and not path.is_symlink())

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pytest_mlab.core.run_files import RUN_ID_VARIABLE, RunFiles
+from pytest_mlab.core.snapshots import ALTERNATES
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.plugin.remote_scratch import scratch_folder
 from pytest_mlab.trial.cpus import CORES_VARIABLE
@@ -95,14 +96,24 @@ def _record(run_dir: Path, nodeid: str) -> str | None:
     return None
 
 
-def _pack(run_dir: Path) -> bytes:
+def pack(run_dir: Path) -> bytes:
+    """The trial's files in its run folder here, as one archive for the controller."""
     buffer = io.BytesIO()
-    # Links (the snapshot store's alternates into the node's data cache) travel as the
-    # files they name: the cache stays on the node.
-    with tarfile.open(fileobj=buffer, mode="w:gz", dereference=True) as tar:
+    alternates = Path("snapshots", "objects", ALTERNATES)
+
+    def skip_alternates(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        return None if info.issym() and Path(info.name).parent == alternates else info
+
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         for folder in _TRIAL_FOLDERS:
             if (run_dir / folder).exists():
-                tar.add(run_dir / folder, arcname=folder)
+                tar.add(run_dir / folder, arcname=folder, filter=skip_alternates)
+        # The snapshot store's alternates, links into the node's data cache, travel as
+        # the stores they name: the cache stays on the node. Every other link travels as
+        # a link: those in a kept workspace are the agent's, and followed they would ship
+        # whatever the node's files they name (its keys, the cache's answers, all of /).
+        for link in sorted((run_dir / alternates).glob("*")):
+            tar.add(link.resolve(), arcname=str(alternates / link.name))
     return buffer.getvalue()
 
 
@@ -163,7 +174,7 @@ def run_job(job: RemoteJob, gpus: list[str], link: SessionLink | None = None) ->
                         shared.pass_on()
         if shared is not None:
             shared.pass_on()
-        return RemoteOutcome(_record(run_dir, job.nodeid), _pack(run_dir), output[-4000:],
+        return RemoteOutcome(_record(run_dir, job.nodeid), pack(run_dir), output[-4000:],
                              str(run_dir))
 
 
