@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE, pack, unpack
+from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE, pack, passed_environ, unpack
 from pytest_mlab.plugin.remote_scratch import remove_abandoned, scratch_folder, scratch_root
 
 SESSION = """
@@ -157,3 +157,13 @@ def test_links_in_a_kept_workspace_go_back_as_links_and_the_store_as_files(
     (node / "home" / "credentials").unlink()  # what came back holds no copy of it
     assert not any("node-secret-key" in path.read_text(errors="replace")
                    for path in controller.rglob("*") if path.is_file() and not path.is_symlink())
+
+
+def test_no_secret_of_the_controllers_goes_to_the_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LITELLM_MASTER_KEY", "LITELLM_API_TOKEN", "OPENAI_API_KEY", "MLAB_SECRET"):
+        monkeypatch.setenv(name, "sk-controller")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("MLAB_SEED", "7")
+    passed = passed_environ()
+    assert "sk-controller" not in passed.values()
+    assert passed["LITELLM_LOCAL_MODEL_COST_MAP"] == "True" and passed["MLAB_SEED"] == "7"

@@ -31,6 +31,7 @@ from pytest_mlab.trial.cpus import CORES_VARIABLE
 # What a trial leaves in its run folder (run_files.py); the session's summary files are
 # the controller's to write.
 _TRIAL_FOLDERS = ("traces", "snapshots", "workspaces")
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 WORKER_VARIABLE = "MLAB_NODE_WORKER"
 """The process id of the Ray worker that started a node's trial session."""
 _PR_SET_PDEATHSIG = 1
@@ -68,8 +69,11 @@ class RemoteOutcome:
 
 
 def passed_environ() -> dict[str, str]:
+    """The controller's variables a trial's session on a node gets; never a secret, not
+    even one under litellm's prefix (LITELLM_MASTER_KEY): the nodes have their own."""
     return {name: value for name, value in os.environ.items()
-            if name == "PYTHONPATH" or name.startswith(("MLAB_", "LITELLM_"))}
+            if (name == "PYTHONPATH" or name.startswith(("MLAB_", "LITELLM_")))
+            and not any(word in name for word in _SECRET_WORDS)}
 
 
 def node_name(node_id: str, address: str) -> str:
