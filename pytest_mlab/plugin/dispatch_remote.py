@@ -8,6 +8,7 @@ to be unpacked into the controller's run folder. No Ray here: ``dispatch_ray`` w
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import io
 import json
@@ -169,13 +170,22 @@ def run_job(job: RemoteJob, gpus: list[str], link: SessionLink | None = None) ->
         with subprocess.Popen(_command(job, reports, gpus), cwd=job.invocation_dir, env=environ,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               pass_fds=(scratch.lock_fd,), start_new_session=True) as run:
-            while True:
-                try:
-                    output, _ = run.communicate(timeout=_SHARE_SECONDS)
-                    break
-                except subprocess.TimeoutExpired:
-                    if shared is not None:
-                        shared.pass_on()
+            try:
+                while True:
+                    try:
+                        output, _ = run.communicate(timeout=_SHARE_SECONDS)
+                        break
+                    except subprocess.TimeoutExpired:
+                        if shared is not None:
+                            shared.pass_on()
+            except BaseException:
+                # Cancelled here (Ray interrupts the worker, which lives on): the session
+                # ends too, as when its worker dies, and is waited for.
+                run.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    run.communicate(timeout=_TEARDOWN_SECONDS)
+                run.kill()
+                raise
         if shared is not None:
             shared.pass_on()
         return RemoteOutcome(_record(run_dir, job.nodeid), pack(run_dir), output[-4000:],
