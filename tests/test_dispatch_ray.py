@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker_engine import require_docker_engine
 from llm_server import LLMServer
 from react_trial import answer
 
@@ -202,8 +203,7 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
     error naming the node; its session does not run on unseen, and removes its container
     on the way out; what it left in the node's temporary folder goes once another trial
     starts there."""
-    if not _docker_engine():
-        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    require_docker_engine()
     import docker
 
     recorded("guess")
@@ -239,16 +239,6 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
     assert left == [], left
 
 
-def _docker_engine() -> bool:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception:
-        return False
-    return True
-
-
 def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
     pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
@@ -257,8 +247,7 @@ def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
     """Both worker nodes use this machine's Docker engine. The trial that ends first
     clears what its session left, and must leave the other trial's container alone: it
     was removed, and the other's next script was killed (a failure read as the agent's)."""
-    if not _docker_engine():
-        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    require_docker_engine()
     recorded("guess")
     pytester.makepyfile(ray_agents=WAITING_AGENT)
     monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker_engine import require_docker_engine
 
 from pytest_mlab.core.task import TrialLimits, load_task
 from pytest_mlab.env.data import PreparedData, prepare_task
@@ -42,28 +43,12 @@ KINDS = ("bwrap", "docker")
 """The sandboxes every attack is tried in: local with bubblewrap, and docker."""
 
 
-# Imported before any pytester run takes its snapshot of sys.modules: a run forgets the
-# modules imported during it, and the docker SDK does not survive being imported twice.
-with contextlib.suppress(ImportError):
-    import docker  # noqa: F401
-
-
-def docker_engine() -> bool:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception:
-        return False
-    return True
-
-
 @pytest.fixture(params=KINDS)
 def sandbox_kind(request: pytest.FixtureRequest) -> str:
     if request.param == "bwrap" and not available("bwrap"):
         pytest.skip("bubblewrap is not available: apt-get install bubblewrap")
-    if request.param == "docker" and not docker_engine():
-        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    if request.param == "docker":
+        require_docker_engine()
     kind: str = request.param
     return kind
 

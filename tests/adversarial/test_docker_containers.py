@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker_engine import require_docker_engine
 
-from conftest import LIMITS, docker_engine
+from conftest import LIMITS
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.spec import SandboxSpec
 
@@ -24,8 +25,7 @@ SWEEP = "from pytest_mlab.sandbox.docker import remove_containers; remove_contai
 @pytest.fixture
 def container(tmp_path: Path) -> Iterator[Any]:
     """A docker sandbox of a run of its own, made by this process (this session)."""
-    if not docker_engine():
-        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh)")
+    require_docker_engine()
     from pytest_mlab.sandbox.docker import DockerSandbox
 
     sandbox = DockerSandbox(SandboxSpec(tmp_path, isolation="docker", resources=LIMITS,

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker_engine import docker_engine
 
-from conftest import SandboxFactory, docker_engine, processes_with, run_script
+from conftest import SandboxFactory, processes_with, run_script
 from pytest_mlab.core.task import TrialLimits
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.environment import Environment

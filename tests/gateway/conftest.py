@@ -2,24 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
-
-# Imported before any pytester run takes its snapshot of sys.modules: a run forgets the
-# modules imported during it, and the docker SDK does not survive being imported twice.
-with contextlib.suppress(ImportError):
-    import docker  # noqa: F401
-
-
-def _docker_engine() -> bool:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception:
-        return False
-    return True
+from docker_engine import require_docker_engine
 
 
 @pytest.fixture(params=["local", "docker"])
@@ -27,6 +11,5 @@ def sandbox_args(request: pytest.FixtureRequest) -> list[str]:
     """The options that put a pytester run's trials in that sandbox."""
     if request.param == "local":
         return []
-    if not _docker_engine():
-        pytest.skip("no Docker engine answers: export DOCKER_HOST=$(bash scripts/dockerd.sh start)")
+    require_docker_engine()
     return ["--mlab-sandbox=docker"]
