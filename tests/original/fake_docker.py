@@ -27,6 +27,17 @@ class FakeContainer:
                 return Path(host)
         raise AssertionError(f"nothing is bound at {inside}")
 
+    @property
+    def short_id(self) -> str:
+        return self.id[:12]
+
+    @property
+    def status(self) -> str:
+        return "removed" if self.removed else "running"
+
+    def reload(self) -> None:
+        """Docker's fetches the container's state again; the fake's is always current."""
+
     def exec_run(self, argv: list[str]) -> tuple[int, bytes]:
         return 0, b""  # the kill of leftovers: each exec below ends with its process
 
