@@ -23,8 +23,13 @@ cert="$("$python" -m pip config get global.cert 2>/dev/null || true)"
 cert="${PIP_CERT:-${cert:-/etc/ssl/certs/ca-certificates.crt}}"
 rm -f images/host/ca-certificates.crt
 [ -f "$cert" ] && cp "$cert" images/host/ca-certificates.crt
+old="$(docker image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)"
 docker build --quiet --network host --build-arg BASE="$base" \
   --build-arg WHEELS="http://127.0.0.1:$port/" -t "$tag" -f images/Dockerfile . >/dev/null
+# The image this build replaced would stay behind untagged, gigabytes for each run.
+if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$tag")" ]; then
+  docker image rm "$old" >/dev/null 2>&1 || true
+fi
 docker run --rm --network none "$tag" python -c '
 import sys, pytest_mlab, ray, torch
 print(f"{sys.argv[1]}: python {sys.version.split()[0]}, torch {torch.__version__}, ray {ray.__version__}")' "$tag"
