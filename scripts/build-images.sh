@@ -2,11 +2,14 @@
 # Build the harness image (images/Dockerfile) FROM a Debian base that debootstrap makes
 # from the package mirror (images/base-debootstrap.sh), so no image registry is needed;
 # then check that the image runs the harness, torch and Ray with no network.
-#   bash scripts/build-images.sh [TAG]          (default: pytest-mlab:cpu)
+#   bash scripts/build-images.sh [TAG [DOCKERFILE]]
+# (default: pytest-mlab:cpu from images/Dockerfile; the CUDA variant:
+#   bash scripts/build-images.sh pytest-mlab:cuda images/Dockerfile.cuda)
 # Needs a running docker engine (DOCKER_HOST) and pip's index on the host network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag="${1:-pytest-mlab:cpu}"
+dockerfile="${2:-images/Dockerfile}"
 base="pytest-mlab-base:bookworm"
 python="${PYTHON:-.venv/bin/python}"
 docker image inspect "$base" >/dev/null 2>&1 || bash images/base-debootstrap.sh "$base" >/dev/null
@@ -25,7 +28,7 @@ rm -f images/host/ca-certificates.crt
 [ -f "$cert" ] && cp "$cert" images/host/ca-certificates.crt
 old="$(docker image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)"
 docker build --quiet --network host --build-arg BASE="$base" \
-  --build-arg WHEELS="http://127.0.0.1:$port/" -t "$tag" -f images/Dockerfile . >/dev/null
+  --build-arg WHEELS="http://127.0.0.1:$port/" -t "$tag" -f "$dockerfile" . >/dev/null
 # The image this build replaced would stay behind untagged, gigabytes for each run.
 if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$tag")" ]; then
   docker image rm "$old" >/dev/null 2>&1 || true

@@ -22,28 +22,6 @@ from pytest_mlab.plugin.remote_scratch import scratch_root
 
 pytestmark = pytest.mark.slow
 GIB = 1 << 30
-WAITING_AGENT = '''
-import os, time, uuid
-from pathlib import Path
-
-
-class WaitingAgent:
-    """Says it has started (a file in $MLAB_PROBE_DIR naming its session's process, the
-    session's parent and the run), then waits about 20 seconds."""
-
-    uses_llm = False
-    needs_solution = False
-
-    def __init__(self, context):
-        self.context = context
-
-    def run(self, env):
-        probe = Path(os.environ["MLAB_PROBE_DIR"], uuid.uuid4().hex)
-        probe.write_text(f"{os.getpid()} {os.getppid()} {os.environ.get('MLAB_RUN_ID')}")
-        for _ in range(20):
-            env.execute("Python REPL", command="import time; time.sleep(1)")
-        return env.execute("Final Answer", final_answer="waited")
-'''
 
 
 @pytest.fixture(scope="module")
@@ -139,12 +117,11 @@ def _lose_a_node_mid_run(
 ) -> str:
     """Two waiting trials, one on each worker node; the GPU node is removed once both have
     started (and added again after the run). Returns the lost node's id."""
-    pytester.makepyfile(ray_agents=WAITING_AGENT)
     probes = pytester.mkdir("probes")
     monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))  # reaches the nodes' sessions
     output = (pytester.path / "output.txt").open("w")
     run = pytester.popen([
-        sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
+        sys.executable, "-m", "pytest", "tasks", "--agent=scripted_agents:WaitingAgent",
         "--mlab-trials=2", "--mlab-isolation=none", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}", *extra,
     ], stdout=output, stderr=subprocess.STDOUT)
@@ -208,11 +185,11 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
 
     recorded("guess")
     # Each of its 10 steps waits 6 s: a session that outlived its worker would be seen.
-    pytester.makepyfile(ray_agents=WAITING_AGENT.replace("time.sleep(1)", "time.sleep(6)"))
+    monkeypatch.setenv("MLAB_WAIT_SECONDS", "6")
     probes = pytester.mkdir("probes")
     monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))
     run = pytester.popen([
-        sys.executable, "-m", "pytest", "tasks", "--agent=ray_agents:WaitingAgent",
+        sys.executable, "-m", "pytest", "tasks", "--agent=scripted_agents:WaitingAgent",
         "--mlab-trials=2", "--mlab-sandbox=docker", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}",
     ], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
@@ -249,10 +226,10 @@ def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
     was removed, and the other's next script was killed (a failure read as the agent's)."""
     require_docker_engine()
     recorded("guess")
-    pytester.makepyfile(ray_agents=WAITING_AGENT)
     monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))
     pytester.runpytest_subprocess(
-        "tasks", "--agent=oracle", "--agent=ray_agents:WaitingAgent", "--mlab-sandbox=docker",
+        "tasks", "--agent=oracle", "--agent=scripted_agents:WaitingAgent",
+        "--mlab-sandbox=docker",
         *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600)
     outcomes = sorted((r["agent"], r["outcome"], r["message"]) for r in read_results())
     assert [outcome for _, outcome, _ in outcomes] == ["passed", "failed"], outcomes
@@ -283,10 +260,9 @@ def test_remote_trials_show_their_steps_live_at_verbose(
     mlab_args: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     recorded("guess")
-    pytester.makepyfile(ray_agents=WAITING_AGENT)
     monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))
     run = pytester.runpytest_subprocess(
-        "tasks", "--agent=ray_agents:WaitingAgent", "--mlab-isolation=none", "-v",
+        "tasks", "--agent=scripted_agents:WaitingAgent", "--mlab-isolation=none", "-v",
         *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600)
     run.assert_outcomes(failed=1)
     steps = [line for line in run.outlines if line.startswith("[mlab] ") and " step " in line]

@@ -169,29 +169,12 @@ def test_no_secret_of_the_controllers_goes_to_the_nodes(monkeypatch: pytest.Monk
     assert passed["LITELLM_LOCAL_MODEL_COST_MAP"] == "True" and passed["MLAB_SEED"] == "7"
 
 
-WAITING = '''
-import os, time
-from pathlib import Path
-
-
-class WaitingAgent:
-    uses_llm = False
-    needs_solution = False
-
-    def __init__(self, context):
-        pass
-
-    def run(self, env):
-        Path(os.environ["MLAB_PROBE_DIR"], "session.pid").write_text(str(os.getpid()))
-        for _ in range(10):
-            env.execute("Python REPL", command="import time; time.sleep(6)")
-        return "waited"
-'''
 STAND_IN = """
 import sys
 from pytest_mlab.plugin.dispatch_remote import RemoteJob, run_job
 nodeid, root, run_id = sys.argv[1:]
-run_job(RemoteJob(nodeid=nodeid, args=("--agent=waiting:WaitingAgent", "--mlab-isolation=none",
+run_job(RemoteJob(nodeid=nodeid, args=("--agent=scripted_agents:WaitingAgent",
+                                       "--mlab-isolation=none",
                                        f"--mlab-cache-dir={root}/cache"),
                   rootdir=root, invocation_dir=root, run_id=run_id, cpus=1, environ={}), [])
 """
@@ -204,17 +187,18 @@ def test_a_worker_interrupted_mid_trial_ends_its_session(
     """Ray cancels a running task by interrupting its worker, which lives on: the trial's
     session, in a process group of its own, must not run on unseen."""
     recorded("guess")
-    pytester.makepyfile(waiting=WAITING)
     probes = pytester.mkdir("probes")
     monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))
+    monkeypatch.setenv("MLAB_WAIT_SECONDS", "6")
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
-    collected = pytester.runpytest("tasks", "--agent=waiting:WaitingAgent", "--collect-only",
-                                   "-q", f"--mlab-cache-dir={pytester.path / 'cache'}")
+    collected = pytester.runpytest("tasks", "--agent=scripted_agents:WaitingAgent",
+                                   "--collect-only", "-q",
+                                   f"--mlab-cache-dir={pytester.path / 'cache'}")
     (nodeid,) = [line for line in collected.outlines if "::" in line]
     worker = subprocess.Popen([sys.executable, "-c", STAND_IN, nodeid, str(pytester.path),
                                "20261201-000000-int"], stderr=subprocess.PIPE, text=True)
-    assert _wait_for(lambda: (probes / "session.pid").exists(), 120), "the trial never started"
-    session = int((probes / "session.pid").read_text())
+    assert _wait_for(lambda: any(probes.iterdir()), 120), "the trial never started"
+    session = int(next(probes.iterdir()).read_text().split()[0])
     worker.send_signal(signal.SIGINT)
     _, errors = worker.communicate(timeout=60)
     assert "KeyboardInterrupt" in errors
