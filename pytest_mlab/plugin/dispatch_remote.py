@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pytest_mlab.core.run_files import RUN_ID_VARIABLE, RunFiles
+from pytest_mlab.core.safe_tar import extract
 from pytest_mlab.core.snapshots import ALTERNATES
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.plugin.remote_scratch import scratch_folder
@@ -221,7 +222,8 @@ def _worker_died(signum: int, frame: object) -> None:
 def unpack(files: bytes, run_dir: Path) -> None:
     """Put a trial's files into the controller's run folder."""
     with tarfile.open(fileobj=io.BytesIO(files), mode="r:gz") as tar:
-        tar.extractall(run_dir, filter="tar")
+        # The agent's links in a kept workspace come back as links, wherever they point.
+        extract(tar, run_dir, links_out=True)
 
 
 def moved_record(outcome: RemoteOutcome, run_dir: Path) -> str:

@@ -1,19 +1,21 @@
 """Download an archive and unpack it into a folder, for an original task's ``mounted_data``.
 
-The archive is unpacked with tarfile's ``data`` filter (or the zip equivalent), so no
-member lands outside the folder, none is a device, and no link points out of it: the
-folder is shown to every sandbox of the task.
+The archive is unpacked by the rules of tarfile's ``data`` filter (core/safe_tar.py; the
+zip equivalent here), so no member lands outside the folder, none is a device, and no link
+points out of it: the folder is shown to every sandbox of the task.
 """
 
 from __future__ import annotations
 
 import shutil
+import tarfile
 import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
 
 from pytest_mlab.core.overlay import archive_suffix
+from pytest_mlab.core.safe_tar import extract
 
 TIMEOUT_SECONDS = 60.0
 """How long a read from the server may stall."""
@@ -45,6 +47,7 @@ def fetch_archive(url: str, folder: Path) -> None:
             if suffix == ".zip":
                 _unpack_zip(archive, folder)
             else:
-                shutil.unpack_archive(archive, folder, filter="data")
+                with tarfile.open(archive) as opened:
+                    extract(opened, folder, links_out=False)
         except Exception as exc:
             raise RuntimeError(f"{url} could not be unpacked: {exc}") from None

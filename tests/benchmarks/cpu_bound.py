@@ -109,7 +109,7 @@ def one_machine_cluster() -> Iterator[tuple[str | None, float]]:
             cluster.wait_for_nodes()
             yield cluster.address, time.perf_counter() - start
         finally:
-            cluster.shutdown()
+            cluster.shutdown()  # type: ignore[no-untyped-call]
 
 
 def side_by_side(selection: Selection) -> SideBySide:
