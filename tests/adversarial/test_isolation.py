@@ -31,7 +31,7 @@ def test_weaker_isolation_says_what_it_does_not_protect(
     assert all(gap in description for gap in LEFT_OPEN[level])
     run.stdout.fnmatch_lines([
         f"mlab: sandbox=local isolation={level} ({description}); for more: "
-        "apt-get install bubblewrap"
+        "apt-get install bubblewrap; in a container, *"
     ])
     (record,) = read_results()
     assert record["isolation"] == level
