@@ -9,8 +9,10 @@ node (about 1 s more per trial than a warm xdist worker).
 
 Figures here, each Ray session starting its own cluster, one run each way: 1.10, 1.19,
 1.14, 0.98, 1.2 and 1.09 of -n 2 (the first trial began 9 s into a Ray run, under 2 s
-into an xdist one). With the cluster started before and the best of two runs each: 1.07
-(the mean of the two, 1.14: one Ray run's trials took 14% longer than the other's).
+into an xdist one). With the cluster started before, two runs each way (-n 2 / Ray,
+seconds): 114.8 + 113.0 / 120.9 + 138.7, 120.7 + 134.8 / 127.6 + 130.3, and in a CI run
+131.8 + 108.7 / 123.3 + 126.0: the best of each 1.07, 1.06 and 1.13, the means 1.14,
+1.01 and 1.04. One slowed run swung either, hence three runs each and their medians.
 
 Run for figures: pytest tests/benchmarks/test_ray_throughput.py -p no:xdist -s
 """
@@ -31,10 +33,9 @@ def both(parallel_runs: SideBySide) -> tuple[Timed, Timed]:
     if parallel_runs.cluster is None:
         pytest.skip("needs Ray: pip install 'pytest-mlab[ray]'")
     parallel, cluster = parallel_runs.parallel, parallel_runs.cluster
-    print(f"\n-n 2 {parallel.shown()}, ray {cluster.shown()}: best ray/-n 2 "
-          f"{cluster.best / parallel.best:.2f} (within {WITHIN:.0%}), mean "
-          f"{cluster.mean / parallel.mean:.2f}; the cluster started in "
-          f"{parallel_runs.cluster_start:.1f} s; load {os.getloadavg()}")
+    print(f"\n-n 2 {parallel.shown()}, ray {cluster.shown()}: median ray/-n 2 "
+          f"{cluster.median / parallel.median:.2f} (within {WITHIN:.0%}); the cluster "
+          f"started in {parallel_runs.cluster_start:.1f} s; load {os.getloadavg()}")
     return parallel, cluster
 
 
@@ -47,4 +48,4 @@ def test_a_one_machine_cluster_gives_the_outcomes_of_two_workers(
 
 def test_a_one_machine_cluster_keeps_up_with_two_workers(both: tuple[Timed, Timed]) -> None:
     parallel, cluster = both
-    assert abs(cluster.best - parallel.best) <= WITHIN * parallel.best
+    assert abs(cluster.median - parallel.median) <= WITHIN * parallel.median
