@@ -1,6 +1,7 @@
 """The harness images as the docker sandbox's image: a lite task's starter, reference
 solution and scorer run in each. CI builds the CPU one (scripts/build-images.sh); the CUDA
-one, 6.4 GB, is built by hand (docs/cluster.md), and runs here on the CPU."""
+one, 6.4 GB, is built by hand (docs/cluster.md), and runs here on the CPU. The CPU one also
+serves as a Ray head and worker, each in its container."""
 
 from __future__ import annotations
 

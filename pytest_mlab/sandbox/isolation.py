@@ -32,9 +32,10 @@ def available(level: Isolation) -> bool:
     if level == "none":
         return True
     if level == "bwrap":
-        # The namespaces and mounts every sandbox asks for: in a container with Docker's
-        # default profile, bwrap starts but cannot mount /proc, and a probe without it
-        # passed while every script then failed, read as the agent's failure.
+        # The namespaces and mounts every sandbox asks for: in a container that allows
+        # namespaces but masks /proc, as Docker does by default, bwrap starts but cannot
+        # mount /proc; a probe without it passed while every script then failed, read as
+        # the agent's failure.
         bwrap = shutil.which("bwrap")
         return bwrap is not None and _works(
             [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--ro-bind", "/",
