@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import loopback_ray
 import pytest
 from docker_engine import require_docker_engine
 from llm_server import LLMServer
@@ -28,14 +29,12 @@ GIB = 1 << 30
 def cluster() -> Iterator[Any]:
     """Head (no CPUs for trials), node A (1 CPU), node B (1 CPU and 1 declared GPU), all
     on the loopback interface (the variable keeps Ray from swapping in another one)."""
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # no report to Ray's server
+    os.environ.update(loopback_ray.VARIABLES)
     cluster_utils = pytest.importorskip("ray.cluster_utils")
-    local = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
     made = cluster_utils.Cluster(initialize_head=True,
-                                 head_node_args={"num_cpus": 0, **local})
-    made.add_node(num_cpus=1, memory=8 * GIB, **local)
-    made.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB, **local)
+                                 head_node_args={"num_cpus": 0, **loopback_ray.NODE})
+    made.add_node(num_cpus=1, memory=8 * GIB, **loopback_ray.NODE)
+    made.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB, **loopback_ray.NODE)
     made.wait_for_nodes()
     yield made
     made.shutdown()
@@ -136,7 +135,7 @@ def _lose_a_node_mid_run(
     finally:
         output.close()
         cluster.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB,
-                         node_ip_address="127.0.0.1", include_dashboard=False)
+                         **loopback_ray.NODE)
     lost: str = doomed.node_id[:12]
     return lost
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import loopback_ray
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -65,7 +66,6 @@ Node(RayParams(node_ip_address="127.0.0.1", gcs_address=sys.argv[1], num_cpus=1,
 print("joined", flush=True)
 time.sleep(3600)
 """
-RAY_VARIABLES = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 def _logged(container: Any, text: str, seconds: float = 120) -> bool:
@@ -107,7 +107,7 @@ def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{probe.getsockname()[1]}"
-    common: dict[str, Any] = {"network_mode": "host", "environment": RAY_VARIABLES,
+    common: dict[str, Any] = {"network_mode": "host", "environment": loopback_ray.VARIABLES,
                               "detach": True, "labels": {"pytest-mlab.test": "images"}}
     started = []
     try:
@@ -123,7 +123,7 @@ def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
         unconfined |= {"MaskedPaths": [], "ReadonlyPaths": []}
         made = client.api.create_container(
             CPU_IMAGE, ["python", "-c", RAY_WORKER, address], host_config=unconfined,
-            environment=RAY_VARIABLES, labels=common["labels"])
+            environment=loopback_ray.VARIABLES, labels=common["labels"])
         worker = client.containers.get(made["Id"])
         started.append(worker)
         worker.start()
@@ -131,7 +131,7 @@ def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
         code, output = head.exec_run(
             ["python", "-m", "pytest", "/work/tasks/lite/house-price", "--agent=oracle",
              f"--mlab-dispatch=ray:{address}", "-p", "no:cacheprovider", "-q",
-             "--mlab-report-dir=/tmp/reports"], environment=RAY_VARIABLES)
+             "--mlab-report-dir=/tmp/reports"], environment=loopback_ray.VARIABLES)
         text = output.decode(errors="replace")
         assert code == 0 and "1 passed" in text, text[-3000:]
         code, output = head.exec_run(["sh", "-c", "cat /tmp/reports/*/results.json"])

@@ -22,13 +22,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import loopback_ray
 import pytest
 
 REPO = Path(__file__).parent.parent.parent
 TASKS = ("fashion-cnn", "contrails", "fashion-multilabel", "review-sentiment")
 ROUNDS = 3
-RAY_VARIABLES = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
-"""A cluster on the loopback interface only, that reports nothing to Ray's makers."""
 
 Outcomes = list[tuple[str, str]]
 
@@ -64,7 +63,7 @@ class Selection:
         ]
         start = time.perf_counter()
         run = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3000,
-                             env=os.environ | {"PYTEST_ADDOPTS": ""} | RAY_VARIABLES)
+                             env=os.environ | {"PYTEST_ADDOPTS": ""} | loopback_ray.VARIABLES)
         seconds = time.perf_counter() - start
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         (results,) = reports.glob("*/results.json")
@@ -92,7 +91,7 @@ def one_machine_cluster() -> Iterator[tuple[str | None, float]]:
     """A Ray head with this process's cores on the loopback interface, started before the
     runs as a user's cluster is: its address (None without Ray) and its start in seconds."""
     with pytest.MonkeyPatch.context() as patch:
-        for name, value in RAY_VARIABLES.items():
+        for name, value in loopback_ray.VARIABLES.items():
             patch.setenv(name, value)
         try:
             from ray import cluster_utils
@@ -101,8 +100,7 @@ def one_machine_cluster() -> Iterator[tuple[str | None, float]]:
             return
         start = time.perf_counter()
         cluster = cluster_utils.Cluster(initialize_head=True, head_node_args={
-            "num_cpus": len(os.sched_getaffinity(0)), "node_ip_address": "127.0.0.1",
-            "include_dashboard": False})
+            "num_cpus": len(os.sched_getaffinity(0)), **loopback_ray.NODE})
         try:
             cluster.wait_for_nodes()
             yield cluster.address, time.perf_counter() - start
