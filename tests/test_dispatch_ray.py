@@ -195,7 +195,7 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
     deadline = time.monotonic() + 300
     while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)
-    session, worker, run_id = next(probes.iterdir()).read_text().split()
+    session, worker, run_id, _ = next(probes.iterdir()).read_text().split()
     os.kill(int(worker), signal.SIGKILL)
     killed = time.monotonic()
     while Path(f"/proc/{session}").exists() and time.monotonic() < killed + 40:
@@ -252,6 +252,25 @@ def test_the_session_cost_cap_counts_what_every_node_spent(
     skipped = [r for r in read_results() if r["outcome"] == "skipped"]
     assert "the session's LLM budget of $1e-06 is spent" in skipped[0]["message"]
     assert len(server.requests) == 2
+
+
+def test_a_trial_on_a_node_runs_at_the_priority_it_has_locally(
+    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    mlab_args: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ray starts its workers at niceness 15; a trial's session and scripts, started by
+    one, would yield their leased cores to every other process on the node."""
+    recorded("guess")
+    probes = pytester.mkdir("probes")
+    monkeypatch.setenv("MLAB_PROBE_DIR", str(probes))
+    monkeypatch.setenv("MLAB_WAIT_SECONDS", "0")
+    pytester.runpytest_subprocess(
+        "tasks", "--agent=scripted_agents:WaitingAgent", "--mlab-isolation=none",
+        *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+    ).assert_outcomes(failed=1)
+    (probe,) = probes.iterdir()
+    session_niceness = int(probe.read_text().split()[3])
+    assert session_niceness == os.nice(0)
 
 
 def test_remote_trials_show_their_steps_live_at_verbose(

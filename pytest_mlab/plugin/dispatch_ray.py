@@ -27,6 +27,13 @@ from pytest_mlab.plugin.dispatch_remote import (
 
 GIB = 1 << 30
 _WATCH_SECONDS = 0.5
+_NICENESS_VARIABLE = "RAY_worker_niceness"
+"""Read by a Ray worker as it starts: Ray lowers its workers' priority to niceness 15 so
+that its own daemons come first, and a trial's scripts would inherit that. A trial is the
+work itself, as Ray's job drivers are (which Ray keeps at the node's priority the same
+way): at 15 it yields its leased cores to any other process there, runs slower than
+locally by however busy the node is, and a timed task's score would measure the
+neighbours."""
 
 
 class NodeLost(InfrastructureError):
@@ -118,7 +125,7 @@ def _remote_trial() -> Any:
     in no set order, so trials would not start in the order they were submitted."""
     import ray
 
-    return ray.remote(_trial)
+    return ray.remote(runtime_env={"env_vars": {_NICENESS_VARIABLE: "0"}})(_trial)
 
 
 def connect(address: str | None) -> None:

@@ -181,14 +181,16 @@ class SlowAgent(_Scripted):
 
 class WaitingAgent(_Scripted):
     """Says it has started (a file in $MLAB_PROBE_DIR naming its session's process, the
-    session's parent and the run), then takes 20 steps of $MLAB_WAIT_SECONDS seconds each
-    (default 1), as many as the task allows: a trial to find running, or to kill."""
+    session's parent, the run and the session's niceness), then takes 20 steps of
+    $MLAB_WAIT_SECONDS seconds each (default 1), as many as the task allows: a trial to
+    find running, or to kill."""
 
     def run(self, env: Environment) -> str:
         probes = Path(os.environ["MLAB_PROBE_DIR"])
         # Written beside the folder and moved in, so that it appears whole.
         written = probes.parent / f".{uuid.uuid4().hex}"
-        written.write_text(f"{os.getpid()} {os.getppid()} {os.environ.get('MLAB_RUN_ID')}")
+        written.write_text(f"{os.getpid()} {os.getppid()} {os.environ.get('MLAB_RUN_ID')} "
+                           f"{os.nice(0)}")
         written.replace(probes / written.name[1:])
         seconds = float(os.environ.get("MLAB_WAIT_SECONDS", "1"))
         for _ in range(20):
