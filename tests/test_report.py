@@ -23,7 +23,7 @@ from pytest_mlab.report.html import render, write_report
 from pytest_mlab.report.markdown import results_table
 from pytest_mlab.report.model import ReportModel, build_report
 from pytest_mlab.report.rows import Row
-from pytest_mlab.report.terminal import summary_lines
+from pytest_mlab.report.terminal import isolation_lines, summary_lines
 
 # Newcombe (1998), Statistics in Medicine 17:857, method 3, and the closed forms
 # n/(n+z^2) and z^2/(n+z^2) at all and no successes (z = 1.959964).
@@ -399,3 +399,12 @@ def test_analogue_tasks_are_marked_wherever_their_numbers_are_shown(tmp_path: Pa
     # A run of original tasks only carries no mark and no note.
     plain = build_report(RunResults(run=_run_info(), results=[original]), tmp_path)
     assert plain.analogue_note is None and "≈" not in render(plain)
+
+
+def test_trials_that_ran_under_another_isolation_than_the_header_named_are_warned_of() -> None:
+    assert isolation_lines("bwrap", ["bwrap"]) == []
+    assert isolation_lines("bwrap", []) == []
+    assert isolation_lines(None, ["none"]) == []  # nothing was named
+    ((line, warning),) = isolation_lines("bwrap", ["bwrap", "none"])
+    assert warning
+    assert "header named bwrap" in line and "ran under bwrap, none" in line

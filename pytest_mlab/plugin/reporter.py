@@ -120,14 +120,21 @@ class Reporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.run is None or self.node_session:
             return
-        from pytest_mlab.report.terminal import run_lines, summary_lines
+        from pytest_mlab.report.terminal import isolation_lines, run_lines, summary_lines
 
+        settings = self.config.stash[SETTINGS_KEY]
         terminalreporter.section("mlab")
+        warnings: list[tuple[str, bool]] = []
         if self.report is not None:
             for line in summary_lines(self.report.rows):
                 terminalreporter.write_line(line)
+            if settings.sandbox == "local":
+                from pytest_mlab.sandbox.isolation import best_available
+
+                warnings = isolation_lines(best_available(settings.isolation),
+                                           self.report.header.isolation)
         for line in self.recorded:
             terminalreporter.write_line(line)
-        files = self.config.stash[SETTINGS_KEY].run_files
-        for line, red in run_lines(self.run, files.results, files.report):
+        files = settings.run_files
+        for line, red in [*warnings, *run_lines(self.run, files.results, files.report)]:
             terminalreporter.write_line(line, red=red)

@@ -51,3 +51,12 @@ def run_lines(run: RunInfo, results: Path, report: Path) -> list[tuple[str, bool
         lines.append((f"run incomplete ({why}): not every selected trial reached its verdict; "
                       f"resume with: {run.resume_command}", True))
     return lines
+
+
+def isolation_lines(named: str | None, used: Sequence[str]) -> list[tuple[str, bool]]:
+    """A warning where trials ran under an isolation other than the one the header named,
+    which is a probe of the controller's machine: a Ray node's own probe may find less."""
+    if named is None or all(level == named for level in used):
+        return []
+    return [(f"isolation: the header named {named} (this machine's); the trials ran under "
+             f"{', '.join(used)}: each trial's own is in the report", True)]
