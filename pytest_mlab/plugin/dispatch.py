@@ -126,7 +126,8 @@ class RayDispatch:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
             return
-        from pytest_mlab.plugin.dispatch_ray import connect, submit_items, watch_session
+        from pytest_mlab.plugin.dispatch_ray import connect, submit_items
+        from pytest_mlab.plugin.ray_tally import watch_session
 
         connect(self.dispatch.address)
         self.trials = submit_items(self.config, session.items, self.dispatch.retries,

@@ -12,10 +12,8 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.errors import InfrastructureError
 from pytest_mlab.plugin.dispatch_remote import (
     RemoteJob,
@@ -24,9 +22,9 @@ from pytest_mlab.plugin.dispatch_remote import (
     passed_environ,
     run_job,
 )
+from pytest_mlab.plugin.ray_tally import SessionTally, TallyLink
 
 GIB = 1 << 30
-_WATCH_SECONDS = 0.5
 _NICENESS_VARIABLE = "RAY_worker_niceness"
 """Read by a Ray worker as it starts: Ray lowers its workers' priority to niceness 15 so
 that its own daemons come first, and a trial's scripts would inherit that. A trial is the
@@ -53,69 +51,13 @@ class Ask:
     memory_bytes: int
 
 
-class SessionTally:
-    """The session's LLM spending, and each running trial's latest step: one Ray actor
-    that the nodes send to and the controller reads."""
-
-    def __init__(self) -> None:
-        self.spent = 0.0
-        self.steps: dict[str, str] = {}
-
-    def add(self, cost: float) -> None:
-        self.spent += cost
-
-    def show(self, name: str, progress: str) -> None:
-        self.steps[name] = progress
-
-    def state(self) -> tuple[float, dict[str, str]]:
-        return self.spent, self.steps
-
-
-@dataclass(frozen=True)
-class _TallyLink:
-    """SessionLink over the actor, from a node. Never waits: a Ray task that blocks on an
-    answer gives its CPUs back meanwhile, and the node would start another trial."""
-
-    actor: Any
-
-    def add(self, cost: float) -> None:
-        self.actor.add.remote(cost)
-
-    def show(self, name: str, progress: str) -> None:
-        self.actor.show.remote(name, progress)
-
-
-def watch_session(trials: list[RemoteTrial], cap: float | None, traces: Path,
-                  stop: threading.Event) -> None:
-    """Until ``stop``, on the controller: write each remote trial's latest step into the
-    traces folder, where the live display reads local trials' steps; once the session
-    has spent ``cap``, hold back every trial no node has started."""
-    import ray
-
-    tally = trials[0].tally
-    written: dict[str, str] = {}
-    while not stop.wait(_WATCH_SECONDS):
-        try:
-            spent, steps = ray.get(tally.state.remote())
-        except Exception:
-            return  # the cluster is gone: the items' own waits say so
-        for name, text in steps.items():
-            if written.get(name) != text and "/" not in name:
-                write_atomic(traces / name, text)
-                written[name] = text
-        if cap is not None and spent >= cap:
-            for trial in trials:
-                trial.hold_back(f"the session's LLM budget of ${cap:g} is spent "
-                                f"(${spent:.4f}); no new trial starts")
-
-
 def _trial(job: RemoteJob, tally: Any) -> Iterator[Any]:
     import ray
 
     context = ray.get_runtime_context()
     yield node_name(context.get_node_id(),
                     ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
-    yield run_job(job, [str(gpu) for gpu in ray.get_gpu_ids()], _TallyLink(tally))
+    yield run_job(job, [str(gpu) for gpu in ray.get_gpu_ids()], TallyLink(tally))
 
 
 @functools.cache
