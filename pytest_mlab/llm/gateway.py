@@ -137,7 +137,10 @@ class Gateway:
               kind: str) -> GatewayAnswer:
         if self.ended is None:
             self.ended = exc
-            self.over_file.write_text(sentence + "\n", encoding="utf-8")
+            # Whole or not at all: the shim reads the file as soon as it appears.
+            partial = self.over_file.with_suffix(".partial")
+            partial.write_text(sentence + "\n", encoding="utf-8")
+            partial.replace(self.over_file)
         return self._error(endpoint, status, sentence, kind)
 
     @staticmethod

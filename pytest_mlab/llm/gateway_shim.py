@@ -6,7 +6,8 @@ the standard library only. It listens on 127.0.0.1 of the sandbox's own network
 namespace and passes each connection, byte for byte, to the gateway's Unix socket (the
 only way out of the sandbox, and one that answers nothing but the trial's calls). When
 the gateway marks the trial over (its LLM budget spent, the provider failed for good), it
-stops the command, which would otherwise keep retrying until the time limit.
+gives the command a few seconds to read its refusal and end on its own, then stops it: an
+agent that retries would otherwise keep trying until the time limit.
 
 Usage: python gateway_shim.py PORT SOCKET OVER_FILE -- COMMAND...
 """
@@ -25,6 +26,8 @@ import threading
 import time
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+GRACE_S = 5.0
+"""How long a command has, once its trial is over, to end on its own and say why."""
 
 
 def loopback_up() -> None:
@@ -88,7 +91,9 @@ def main(argv: list[str]) -> int:
         if os.path.exists(over):
             with open(over, encoding="utf-8") as reason:
                 print(f"[pytest-mlab] {reason.read().strip()}", file=sys.stderr, flush=True)
-            _stop(child)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(GRACE_S)
+            _stop(child)  # what is left of its process group, or all of it
             break
         time.sleep(0.2)
     return child.wait()

@@ -152,9 +152,10 @@ def llama_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 # Both raise torch's threads during the call and put them back before returning, which
-# the old check (after the call) let through. The products in between are large enough
-# for torch to run them on the second thread: the small model's own steps may not be, and
-# a thread that never starts is no rule broken.
+# the old check (after the call) let through. In between, an element-wise sum far past
+# torch's grain size (32768) is split over both OpenMP threads whatever the machine: a
+# matrix product is not (MKL may keep one thread where two logical CPUs share a core),
+# nor are the small model's own steps, and a thread that never starts is no rule broken.
 MORE_THREADS = {
     "torch.set_num_threads": ("torch.set_num_threads",
                               "The call to generate failed (RuntimeError: "
@@ -165,9 +166,7 @@ RAISE_THREADS = """
 import torch, torch._C
 def generate(model, prompt_ids, max_new_tokens):
     {setter}(2)
-    square = torch.ones(512, 512)
-    for _ in range(20):
-        square @ square
+    torch.ones(1 << 22).add_(1)
     with torch.inference_mode():
         out = model.generate(prompt_ids, attention_mask=torch.ones_like(prompt_ids),
                              max_new_tokens=max_new_tokens, min_new_tokens=max_new_tokens,
