@@ -29,11 +29,14 @@ class HubFolder(BaseModel):
     """A Hugging Face repository the starter loads by name (``load_dataset("imdb")``,
     ``from_pretrained("distilbert-base-uncased")``, ``evaluate.load("accuracy")``).
     Preparing the task downloads it into a workspace folder of that name, which these
-    libraries read before they look online: the sandbox has no network."""
+    libraries read before they look online: the sandbox has no network. Where the named
+    repository is gone from the Hub, ``repo`` is another holding the same files."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    folder: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    folder: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$",
+        description="A name, or a Hub id (owner/name) where the starter loads one.")
     repo: str = Field(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
     type: Literal["dataset", "model", "space"]
     revision: str = Field(default="main", min_length=1)

@@ -93,5 +93,6 @@ def prepare_hub(entries: tuple[HubFolder, ...], public: Path, private: Path) -> 
             whole.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(scratch / name, whole)
             _blank(whole, scratch / name, column)
+        (public / entry.folder).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(scratch, public / entry.folder)
     shutil.rmtree(private.parent / "hub-download", ignore_errors=True)

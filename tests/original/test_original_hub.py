@@ -5,13 +5,12 @@ blanked in the agent's copy and kept in the scorer's (issue 15)."""
 from __future__ import annotations
 
 import hashlib
-import http.server
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_hub import REVISION, loopback_hub
 from original_folders import write_task
 
 from pytest_mlab.core.overlay import read_overlay
@@ -19,7 +18,6 @@ from pytest_mlab.core.task import TaskFormatError
 
 pytest.importorskip("datasets", reason="pip install 'pytest-mlab[mlagentbench]'")
 
-REVISION = "0123456789abcdef0123456789abcdef01234567"
 SPLITS = {"train": 12, "test": 10, "unsupervised": 5}
 TEST_POSITIVE = 7  # of the 10 test reviews
 
@@ -103,61 +101,12 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-class _Hub(http.server.BaseHTTPRequestHandler):
-    """resolve/REVISION/FILE, answered as the Hub answers it (commit and etag headers)."""
-
-    root: Path
-    seen: list[tuple[str, str]]
-
-    def _file(self) -> bytes | None:
-        repo, _, rest = self.path.partition("/resolve/")
-        name = rest.partition("/")[2]
-        path = self.root / repo.lstrip("/") / name
-        self.seen.append((self.path, self.headers.get("authorization", "")))
-        return path.read_bytes() if path.is_file() else None
-
-    def _headers(self, body: bytes | None) -> bool:
-        if body is None:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return False
-        self.send_response(200)
-        self.send_header("X-Repo-Commit", REVISION)
-        self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        return True
-
-    def do_HEAD(self) -> None:
-        self._headers(self._file())
-
-    def do_GET(self) -> None:
-        body = self._file()
-        if self._headers(body):
-            self.wfile.write(body or b"")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def hub(repos: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         ) -> Iterator[list[tuple[str, str]]]:
     """The loopback Hub as HF_ENDPOINT, a token, and this machine's caches in tmp_path."""
-    seen: list[tuple[str, str]] = []
-    handler = type("Hub", (_Hub,), {"root": repos, "seen": seen})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
-    monkeypatch.setenv("HF_TOKEN", "hf_loopback")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "MLAB_OFFLINE", "HF_HUB_CACHE",
-                 "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE"):
-        monkeypatch.delenv(name, raising=False)
-    yield seen
-    server.shutdown()
-    server.server_close()
+    with loopback_hub(repos, monkeypatch, tmp_path / "hf-home") as seen:
+        yield seen
 
 
 def _write(pytester: pytest.Pytester, repos: Path, name: str, pins: dict[str, str]) -> Path:
@@ -262,3 +211,21 @@ def test_withholding_labels_needs_the_caches_hidden(tmp_path: Path) -> None:
             r"reviews.toml: key '\(top level\)': Value error, hub withholds columns, so "
             r"hide must list 'hf-cache'")):
         read_overlay(overlay)
+
+
+@pytest.mark.parametrize(("folder", "accepted"), [
+    ("imdb", True), ("decapoda-research/llama-7b-hf", True), ("a/b/c", False),
+    ("../imdb", False), ("imdb/..", False), ("/tmp/imdb", False), ("imdb/", False),
+])
+def test_a_hub_folder_is_a_name_or_a_hub_id_inside_the_workspace(
+    tmp_path: Path, folder: str, accepted: bool,
+) -> None:
+    overlay = tmp_path / "reviews.toml"
+    write_task(tmp_path / "benchmarks", tmp_path, "reviews", extra=HUB.format(
+        revision=REVISION, pins=f'"{_shard("test")}" = ""').replace(
+            'folder = "tiny-model"', f'folder = "{folder}"'))
+    if accepted:
+        assert read_overlay(overlay).hub[1].folder == folder
+    else:
+        with pytest.raises(TaskFormatError, match=r"reviews.toml: key 'hub.1.folder'"):
+            read_overlay(overlay)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_hub import loopback_hub
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.core.module_file import load_file
@@ -141,38 +142,82 @@ def test_a_submission_that_does_not_generate_greedily_is_invalid(
     assert str(caught.value).startswith(sentence)
 
 
-PREPARE = f"""\
-import sys
-sys.path.insert(0, {str(Path(__file__).parent)!r})
-from test_original_llama import tiny_llama
-from pathlib import Path
-tiny_llama(Path("../env") / {MODEL_DIR!r})
-"""
+WIKITEXT_ROWS = 6
+LOADS_WIKITEXT = ("from datasets import load_dataset\n"
+                  "rows = load_dataset('wikitext', 'wikitext-103-v1', split='test')\n"
+                  f"assert rows.num_rows == {WIKITEXT_ROWS}, rows")
 
 
-def test_the_overlay_runs_the_task_end_to_end(
-    pytester: pytest.Pytester, mlab_args: list[str],
-    read_results: Callable[[], list[dict[str, Any]]],
+LLAMA_FILES = ("config.json", "tokenizer.model", "pytorch_model.bin.index.json",
+               "pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin")
+
+
+def as_the_hub_holds_llama(weights: Path, repo: Path) -> None:
+    """``weights`` as huggyllama/llama-7b holds LLaMA-7B: a config, a tokenizer and the
+    weights pickled in two shards with their index (the tokenizer is a stand-in: these
+    starters do not load it)."""
+    import torch
+    from safetensors.torch import load_file
+
+    state = load_file(weights / "model.safetensors")
+    names = sorted(state)
+    shards = {"pytorch_model-00001-of-00002.bin": names[: len(names) // 2],
+              "pytorch_model-00002-of-00002.bin": names[len(names) // 2:]}
+    repo.mkdir(parents=True)
+    for shard, part in shards.items():
+        torch.save({name: state[name] for name in part}, repo / shard)
+    index = {"metadata": {"total_size": sum(t.numel() * t.element_size() for t in state.values())},
+             "weight_map": {name: shard for shard, part in shards.items() for name in part}}
+    (repo / "pytorch_model.bin.index.json").write_text(json.dumps(index))
+    shutil.copy(weights / "config.json", repo / "config.json")
+    (repo / "tokenizer.model").write_bytes(b"a stand-in for the sentencepiece model")
+
+
+def as_the_hub_holds_wikitext(repo: Path) -> None:
+    import datasets
+
+    shard = repo / "wikitext-103-v1" / "test-00000-of-00001.parquet"
+    shard.parent.mkdir(parents=True)
+    lines = [f" = Section {i} = \n" for i in range(WIKITEXT_ROWS)]
+    datasets.Dataset.from_dict({"text": lines}).to_parquet(str(shard))
+
+
+def test_the_overlay_runs_the_task_end_to_end_on_what_it_downloads(
+    pytester: pytest.Pytester, mlab_args: list[str], weights: Path, tmp_path: Path,
+    read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pytest.importorskip("transformers")
+    """The overlay's own Hub entries, served by a loopback Hub holding small stand-ins
+    under the real repositories' names: the starter finds the weights where it loads
+    decapoda-research/llama-7b-hf and the test split where it loads wikitext, offline."""
+    pytest.importorskip("datasets")
+    repos = tmp_path / "hub"
+    as_the_hub_holds_llama(weights, repos / "huggyllama" / "llama-7b")
+    as_the_hub_holds_wikitext(repos / "datasets" / "Salesforce" / "wikitext")
     folder = pytester.path / "benchmarks" / "llama-inference"
     (folder / "env").mkdir(parents=True)
     (folder / "scripts").mkdir()
-    (folder / "env" / "inference.py").write_text(STARTER.format(change="", extra=""))
+    (folder / "env" / "inference.py").write_text(STARTER.format(change=LOADS_WIKITEXT, extra=""))
     (folder / "scripts" / "research_problem.txt").write_text("Make generation faster.\n")
-    (folder / "scripts" / "prepare.py").write_text(PREPARE)
     overlays = pytester.path / "overlays"
     shutil.copytree(OVERLAYS / "scorers", overlays / "scorers")
     overlay = (OVERLAYS / "llama-inference.toml").read_text().splitlines()
-    # This starter needs neither the Hub, nor the weights gone from it, nor a GPU or
-    # the memory of a 7B model.
-    dropped = ("unavailable", "sources", "requirements", "gpus", "memory_gb", "disk_gb")
+    # This starter needs neither the original's libraries, nor a GPU or the memory of a
+    # 7B model.
+    dropped = ("requirements", "versions", "gpus", "memory_gb", "disk_gb")
     kept = [line for line in overlay if not line.startswith(dropped)]
     (overlays / "llama-inference.toml").write_text("\n".join(kept) + "\n")
-    pytester.runpytest("benchmarks", f"--mlab-overlays={overlays}", *mlab_args)
+    with loopback_hub(repos, monkeypatch, tmp_path / "hf-home") as seen:
+        run = pytester.runpytest("benchmarks", f"--mlab-overlays={overlays}",
+                                 "--mlab-keep-workspaces=all", *mlab_args)
     (record,) = read_results()
-    assert record["outcome"] in ("passed", "failed"), record["message"]
+    assert record["outcome"] in ("passed", "failed"), (record["message"], run.outlines[-20:])
     (saved,) = (pytester.path / "cache" / "baselines").glob("llama-inference-*.json")
     runs = json.loads(saved.read_text())["scores"]
     assert len(runs) == record["baseline_n"] == 3 and min(runs) > 0
     assert record["message"].startswith("llama-inference: tokens-per-second=")
+    workspace = Path(record["workspace"])
+    assert (workspace / MODEL_DIR / "pytorch_model-00002-of-00002.bin").is_file()
+    assert (workspace / "wikitext" / "wikitext-103-v1" / "test-00000-of-00001.parquet").is_file()
+    fetched = {path.replace("/resolve/main/", "/") for path, _ in seen if "/resolve/" in path}
+    assert fetched == {f"/huggyllama/llama-7b/{name}" for name in LLAMA_FILES} | {
+        "/datasets/Salesforce/wikitext/wikitext-103-v1/test-00000-of-00001.parquet"}
