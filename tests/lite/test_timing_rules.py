@@ -154,7 +154,7 @@ def llama_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 # Both raise torch's threads during the call and put them back before returning, which
 # the old check (after the call) let through. In between, an element-wise sum far past
 # torch's grain size (32768) is split over both OpenMP threads whatever the machine: a
-# matrix product is not (MKL may keep one thread where two logical CPUs share a core),
+# matrix product is not (MKL's dynamic threading may use fewer threads than asked),
 # nor are the small model's own steps, and a thread that never starts is no rule broken.
 MORE_THREADS = {
     "torch.set_num_threads": ("torch.set_num_threads",
