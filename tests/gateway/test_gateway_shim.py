@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from pytest_mlab.llm.gateway import SHIM
@@ -22,7 +23,7 @@ def supervise(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
 
     def mark_over() -> None:
         while not started.exists() and shim.poll() is None:
-            threading.Event().wait(0.05)
+            time.sleep(0.05)
         partial = tmp_path / "over.partial"
         partial.write_text(REASON + "\n")
         partial.replace(over)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from original_folders import serving
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 """The commit every answer names."""
@@ -62,17 +62,11 @@ def loopback_hub(root: Path, monkeypatch: pytest.MonkeyPatch, home: Path
     ``datasets/OWNER/NAME/FILE``, ``spaces/...``) as HF_ENDPOINT, with a token and this
     machine's caches in ``home``; yields each request's path and authorization."""
     seen: list[tuple[str, str]] = []
-    handler = type("Hub", (_Hub,), {"root": root, "seen": seen})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
-    monkeypatch.setenv("HF_TOKEN", "hf_loopback")
-    monkeypatch.setenv("HF_HOME", str(home))
-    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "MLAB_OFFLINE", "HF_HUB_CACHE",
-                 "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE"):
-        monkeypatch.delenv(name, raising=False)
-    try:
+    with serving(type("Hub", (_Hub,), {"root": root, "seen": seen})) as url:
+        monkeypatch.setenv("HF_ENDPOINT", url)
+        monkeypatch.setenv("HF_TOKEN", "hf_loopback")
+        monkeypatch.setenv("HF_HOME", str(home))
+        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "MLAB_OFFLINE", "HF_HUB_CACHE",
+                     "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE"):
+            monkeypatch.delenv(name, raising=False)
         yield seen
-    finally:
-        server.shutdown()
-        server.server_close()

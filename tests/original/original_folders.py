@@ -8,7 +8,7 @@ import shlex
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -138,6 +138,18 @@ def run_command_agent(pytester: pytest.Pytester, script: str,
 
 
 @contextlib.contextmanager
+def serving(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` answering on a loopback port while the block runs: its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
 def http_mirror(folder: Path) -> Iterator[tuple[str, list[str]]]:
     """A loopback HTTP server standing in for where a task downloads from: its URL, and
     the paths asked of it, in order. It serves the files in ``folder``."""
@@ -148,11 +160,5 @@ def http_mirror(folder: Path) -> Iterator[tuple[str, list[str]]]:
             asked.append(self.path)
             super().do_GET()
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             partial(Recording, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(partial(Recording, directory=str(folder))) as url:
+        yield url, asked
