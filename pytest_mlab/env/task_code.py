@@ -22,6 +22,23 @@ _SCORER_KEEPS = ("DOCKER_HOST", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "DOCKER
                  "HUGGINGFACE_HUB_CACHE", "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE")
 
 
+# -I: the working directory (the submission's copy) is not on the import path, so its
+# files cannot stand in for the modules task code imports, and neither the user site
+# nor PYTHON* variables apply. The harness's own PYTHONPATH (a user's, never a
+# sandbox's) is put back by hand where Python puts it: before the site folders, but
+# after the standard library, so that it cannot shadow that.
+_BOOT = ("import runpy, site, sys; extra = [p for p in sys.argv.pop(1).split(':') if p]; "
+         "sites = set(site.getsitepackages()); "
+         "at = next((i for i, p in enumerate(sys.path) if p in sites), len(sys.path)); "
+         "sys.path[at:at] = extra; "
+         "runpy.run_module('pytest_mlab.env.task_worker', run_name='__main__', alter_sys=True)")
+
+
+def isolated_python(env: Mapping[str, str]) -> list[str]:
+    """The command line of a task worker started with ``env``, less its arguments."""
+    return [sys.executable, "-I", "-c", _BOOT, env.get("PYTHONPATH", "")]
+
+
 class WorkerTimeout(Exception):
     """The child did not finish in time; it has been killed with its process group."""
 
@@ -45,16 +62,14 @@ def call_worker(
     run the workspace's code."""
     with tempfile.TemporaryDirectory(prefix="mlab-worker-") as tmp:
         out = Path(tmp) / "result.json"
-        # -P: the working directory is the submission's copy, whose files must not stand
-        # in for the modules the task code imports (a json.py would run unsandboxed).
-        argv = [sys.executable, "-P", "-m", "pytest_mlab.env.task_worker", verb, str(script)]
+        env = os.environ if env is None else env
+        argv = [*isolated_python(env), verb, str(script)]
         argv += [str(first), str(second), str(out)]
         if sandbox is not None:
             spec_file = Path(tmp) / "sandbox.json"
             spec_file.write_text(spec_to_json(*sandbox), encoding="utf-8")
             argv.append(str(spec_file))
-        result = run_captured(argv, cwd=cwd, env=os.environ if env is None else env,
-                              timeout=timeout)
+        result = run_captured(argv, cwd=cwd, env=env, timeout=timeout)
         output = (result.stdout + result.stderr)[-4000:]
         if result.timed_out:
             raise WorkerTimeout(f"{script.name} {verb} took longer than {timeout:g}s")

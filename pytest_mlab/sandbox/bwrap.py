@@ -15,6 +15,12 @@ ETC_FILES = (
 )
 SANDBOX_WORKSPACE = "/workspace"
 """Where the workspace appears inside a sandbox: host paths are not shown."""
+SANDBOX_UID = 65534
+"""Who a script is inside (``nobody``, whatever uid runs the harness, root included)."""
+# A user namespace of its own with a non-root uid and no capability: a script of a
+# harness run as root kept nearly all of them, and could unmount the hide list.
+DROP = ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--cap-drop", "ALL"]
 
 
 def interpreter_roots() -> list[Path]:
@@ -35,7 +41,7 @@ def bwrap_argv(
     # --unshare-all includes the pid namespace: when the script's bwrap ends, the kernel
     # kills every process left in it, daemons included.
     argv = [
-        "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-all", *DROP,
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",

@@ -28,6 +28,8 @@ from pytest_mlab.sandbox.capture import Stream, wait_watching
 from pytest_mlab.sandbox.cgroups import event_count
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
 from pytest_mlab.sandbox.environ import sandbox_environ
+from pytest_mlab.sandbox.harness_code import refuse_code_in
+from pytest_mlab.sandbox.privileges import launcher_argv
 from pytest_mlab.sandbox.process import Check, LocalProcess
 from pytest_mlab.sandbox.resources import DiskQuota, broken_limit
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
@@ -82,6 +84,7 @@ class DockerSandbox:
 
         self.client = _client()
         limits, workspace, image = spec.resources, spec.workspace, spec.image
+        refuse_code_in(workspace)
         self.environment = (sandbox_environ(os.environ, spec.environment, home="/tmp")
                             | CONTAINER_ENV)
         self.limits = limits
@@ -217,7 +220,10 @@ class DockerSandbox:
         return broken
 
     def _inside(self, argv: Sequence[str]) -> list[str]:
-        return [self.python if arg == sys.executable else arg for arg in argv]
+        # The launcher adds to the container's own confinement what Docker's default
+        # seccomp profile allows: ptrace of another process of the container.
+        mapped = [self.python if arg == sys.executable else arg for arg in argv]
+        return launcher_argv(self.python, mapped)
 
     def _events(self) -> tuple[int, int]:
         """The container cgroup's memory kills and refused forks, where readable (v1, or

@@ -8,8 +8,13 @@ import subprocess
 from typing import Literal
 
 from pytest_mlab.core.errors import SandboxError
+from pytest_mlab.sandbox.bwrap import DROP
 
 Isolation = Literal["bwrap", "netns", "none"]
+# The namespace level: no network, a pid namespace (when unshare's child ends, so does
+# every process it left behind), and the harness's user seen as nobody, not as root.
+NETNS = ["unshare", "--user", "--map-user=65534", "--map-group=65534", "--net", "--pid",
+         "--fork", "--kill-child", "--mount-proc"]
 CHOICES: tuple[str, ...] = ("auto", "bwrap", "netns", "none")
 DESCRIPTIONS: dict[Isolation, str] = {
     "bwrap": "bubblewrap: only the workspace writable, no network, hidden home and answers",
@@ -38,13 +43,10 @@ def available(level: Isolation) -> bool:
         # the agent's failure.
         bwrap = shutil.which("bwrap")
         return bwrap is not None and _works(
-            [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--ro-bind", "/",
-             "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"]
+            [bwrap, "--die-with-parent", "--new-session", "--unshare-all", *DROP, "--ro-bind",
+             "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"]
         )
-    unshare = shutil.which("unshare")
-    return unshare is not None and _works([unshare, "--user", "--map-root-user", "--net",
-                                           "--pid", "--fork", "--kill-child", "--mount-proc",
-                                           "true"])
+    return shutil.which("unshare") is not None and _works([*NETNS, "true"])
 
 
 ORDER: tuple[Isolation, ...] = ("bwrap", "netns", "none")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import weakref
 from collections.abc import Sequence
 
@@ -19,15 +20,16 @@ from pytest_mlab.sandbox.bwrap import bwrap_argv
 from pytest_mlab.sandbox.capture import run_captured
 from pytest_mlab.sandbox.cgroups import TrialCgroup
 from pytest_mlab.sandbox.environ import sandbox_environ
-from pytest_mlab.sandbox.isolation import Isolation, isolation_in_force
+from pytest_mlab.sandbox.harness_code import refuse_code_in
+from pytest_mlab.sandbox.isolation import NETNS, Isolation, isolation_in_force
+from pytest_mlab.sandbox.privileges import launcher_argv
 from pytest_mlab.sandbox.process import LocalProcess
 from pytest_mlab.sandbox.resources import DiskQuota, broken_limit, preexec
 from pytest_mlab.sandbox.spec import SandboxSpec
 
-# The namespace level gets a pid namespace too: when unshare's child ends, so does
-# every process it left behind.
-_NETNS = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork",
-          "--kill-child", "--mount-proc", "--"]
+# The launcher needs only the standard library: the interpreter itself, not a virtual
+# environment's link to it (which a sandbox may not show under the same path).
+LAUNCHER_PYTHON = os.path.realpath(sys.executable)
 
 
 class LocalSandbox:
@@ -35,6 +37,7 @@ class LocalSandbox:
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.workspace = spec.workspace.resolve()
+        refuse_code_in(self.workspace)
         self.hidden = spec.hidden
         """Installed data the answers could be read from; only bubblewrap can hide it."""
         self.isolation: Isolation = isolation_in_force(spec.isolation)
@@ -53,13 +56,16 @@ class LocalSandbox:
         self._interrupted: str | None = None
 
     def _wrap(self, argv: Sequence[str]) -> list[str]:
+        # Every level ends in the launcher: no capabilities, no new privileges, and a
+        # seccomp filter, whoever runs the harness.
+        confined = launcher_argv(LAUNCHER_PYTHON, list(argv))
         if self.isolation == "bwrap":
             prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
                                 tmp_bytes=self.limits.memory_bytes, mounts=self.mounts)
-            return prefix + list(argv)
+            return prefix + confined
         if self.isolation == "netns":
-            return [*_NETNS, *argv]
-        return list(argv)
+            return [*NETNS, "--", *confined]
+        return confined
 
     def _broken_limit(self) -> str | None:
         """The trial limit the running script broke, in words, if any."""
