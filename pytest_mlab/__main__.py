@@ -8,6 +8,8 @@ import sys
 COMMANDS = {
     "plot": ("pytest_mlab.cli.plot", "redraw the paper's two figures from results.json files"),
     "task-table": ("pytest_mlab.cli.task_table", "check a suite's README table is current"),
+    "validate-suite": ("pytest_mlab.cli.validate_suite",
+                       "validate a suite's tasks here (all, or --changed ones)"),
     "new-task": ("pytest_mlab.cli.new_task", "make a task folder that runs and validates"),
     "agent-venv": ("pytest_mlab.cli.agent_venv", "install an external agent in its own venv"),
 }

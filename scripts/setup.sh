@@ -1,40 +1,54 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs: Debian packages (sandboxes, task data), then a
-# virtual environment with the plugin, the lite tasks' ML stack and the test tools.
+# virtual environment with the plugin, the lite tasks' ML stack and the test tools, then
+# the external agents' environments. One line per stage; each stage's output (resolver
+# warnings, debconf) goes to a log whose end is printed if the stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/stage.sh
 
 debian=(bubblewrap docker.io debootstrap dataset-fashion-mnist bible-kjv chromium)
 missing=()
 for package in "${debian[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
-if [ "${#missing[@]}" -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  if [ -z "$sudo" ] || command -v sudo >/dev/null; then
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
-  else
-    echo "setup: cannot install ${missing[*]} without root: apt-get install ${missing[*]}" >&2
-  fi
-fi
 
-python3 -m venv .venv
-.venv/bin/pip install --quiet --upgrade pip
-# The CPU build first: asked for unpinned, pip would fetch a multi-GB CUDA build.
-.venv/bin/pip install --quiet torch==2.13.0
-.venv/bin/pip install --quiet -e '.[test]'
+system_packages() {
+  [ "${#missing[@]}" -gt 0 ] || { echo "all installed"; return 0; }
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  if [ -n "$sudo" ] && ! command -v sudo >/dev/null; then
+    echo "setup: cannot install ${missing[*]} without root: apt-get install ${missing[*]}" >&3
+    return 0
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}"
+}
+
+venv() {
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --upgrade pip
+  # The CPU build first: asked for unpinned, pip would fetch a multi-GB CUDA build.
+  .venv/bin/pip install --quiet torch==2.13.0
+  .venv/bin/pip install --quiet -e '.[test]'
+}
 
 # The external agents' own environments, which their end-to-end tests run (they skip
 # without them). Made once: a check that each imports is all a later run costs.
-cache="${MLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-mlab}"
-for agent in mini-swe-agent:minisweagent aide:aide aider:aider; do
-  name="${agent%%:*}" module="${agent#*:}"
-  python="$cache/agent-venvs/$name/bin/python"
-  if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then
-    .venv/bin/python -m pytest_mlab agent-venv "$name" >/dev/null ||
-      echo "setup: could not make $name's environment; its tests will skip" >&2
-  fi
-done
+agent_venvs() {
+  local cache="${MLAB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-mlab}"
+  local agent name module python
+  for agent in mini-swe-agent:minisweagent aide:aide aider:aider; do
+    name="${agent%%:*}" module="${agent#*:}"
+    python="$cache/agent-venvs/$name/bin/python"
+    if ! { [ -x "$python" ] && "$python" -c "import $module" >/dev/null 2>&1; }; then
+      .venv/bin/python -m pytest_mlab agent-venv "$name" ||
+        echo "setup: could not make $name's environment; its tests will skip" >&3
+    fi
+  done
+}
+
+stage "system packages" system_packages 3>&2
+stage venv venv
+stage "agent venvs" agent_venvs 3>&2

@@ -36,7 +36,7 @@ def test_outcomes_are_the_same_and_one_results_file_holds_every_item(
     ]
 
 
-def test_a_per_machine_baseline_is_measured_once_per_session(
+def test_a_per_session_baseline_is_measured_once_per_session(
     pytester: pytest.Pytester,
     task_tree: Callable[..., Path],
     mlab_args: list[str],
@@ -53,11 +53,37 @@ def test_a_per_machine_baseline_is_measured_once_per_session(
     assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
     records = read_results()
     assert {(r["baseline_mean"], r["baseline_n"]) for r in records} == {(1.0, 2)}
+    assert {r["baseline_source"] for r in records} == {"per-session"}
     assert all(r["improvement"] == pytest.approx(1.0) for r in records)
     # A new session measures again: the baseline is per session and machine.
     pytester.runpytest_subprocess(
         "tasks", "--agent=oracle", "--mlab-isolation=none", *mlab_args
     ).assert_outcomes(passed=1)
+    assert len(counter.read_text().splitlines()) == 4
+
+
+def test_a_per_machine_baseline_is_measured_once_and_kept_across_sessions(
+    pytester: pytest.Pytester,
+    task_tree: Callable[..., Path],
+    mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    root = task_tree("timed")
+    manifest = root / "task.toml"
+    manifest.write_text(manifest.read_text().replace('kind = "per-session"',
+                                                     'kind = "per-machine"'))
+    counter = pytester.path / "starter-runs.txt"
+    (root / "env" / "counter-path.txt").write_text(str(counter))
+    args = ["tasks", "--agent=oracle", "--mlab-isolation=none", *mlab_args]
+    pytester.runpytest_subprocess(*args, "--mlab-trials=2", "-n", "2").assert_outcomes(passed=2)
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=1)
+    assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
+    (record,) = read_results()
+    assert (record["baseline_source"], record["baseline_n"]) == ("per-machine", 2)
+    assert record["baseline_machine"]
+    # Another version of the task is another baseline.
+    (root / "env" / "note.txt").write_text("changed\n")
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=1)
     assert len(counter.read_text().splitlines()) == 4
 
 

@@ -408,3 +408,36 @@ def test_trials_that_ran_under_another_isolation_than_the_header_named_are_warne
     ((line, warning),) = isolation_lines("bwrap", ["bwrap", "none"])
     assert warning
     assert "header named bwrap" in line and "ran under bwrap, none" in line
+
+
+ESCAPES = "\x1b[31mred\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\rover\x07\x9b"
+"""An ANSI colour, an OSC-8 link, a carriage return, a bell and a C1 CSI."""
+SHOWN = "\\x1b[31mred\\x1b]8;;http://x\\x1b\\link\\x1b]8;;\\x1b\\\\x0dover\\x07\\x9b"
+
+
+def test_agent_text_reaches_records_reports_and_the_terminal_escaped(tmp_path: Path) -> None:
+    from pytest_mlab.plugin.progress import progress_line
+
+    name = "odd\udcff" + ESCAPES[:5] + ".txt"  # a name that is not UTF-8, with an escape
+    trace = Trace(tmp_path / "traces" / "esc.jsonl")
+    trace.append(Step(1, "Execute Script", {"script_name": "a.py"}, ESCAPES, 0.0, 1.0))
+    trace.append(Step(2, "Final Answer", {"final_answer": ESCAPES}, "", 1.0, 1.0))
+    _snapshot(tmp_path, "esc", 0, {"a.py": b"old\n"})
+    _snapshot(tmp_path, "esc", 1, {"a.py": ESCAPES.encode() + b"\n", name: b"x\n"})
+    result = _trial("esc", trace=str(tmp_path / "traces" / "esc.jsonl"), message=ESCAPES,
+                    error_class=ESCAPES, step_scores=[StepScore(step=1, score=None,
+                                                                invalid=ESCAPES)])
+    result.message = f"t: invalid submission: {ESCAPES}"  # set after, as judge() does
+    assert result.message == f"t: invalid submission: {SHOWN}"
+    assert result.error_class == SHOWN and result.step_scores[0].invalid == SHOWN
+    run = RunResults(run=_run_info(), results=[result])
+    run.write(tmp_path / "results.json")
+    saved = (tmp_path / "results.json").read_text(encoding="utf-8")
+    assert json.loads(saved)["results"][0]["message"] == result.message
+    html = write_report(build_report(run, tmp_path), tmp_path / "report.html").read_text()
+    line = progress_line({"trial": "t", "step": 1, "max_steps": 2, "action": ESCAPES,
+                          "tokens": 0, "cost": 0.0})
+    for text in (saved, html, line):
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", text), text
+    assert SHOWN in line and html.count(SHOWN) >= 3  # message, observation, answer
+    assert "odd\\xff\\x1b[31m.txt" in html  # the diff names the file, escaped

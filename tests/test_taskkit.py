@@ -154,7 +154,7 @@ def test_importing_taskkit_imports_neither_pytest_nor_the_rest_of_the_plugin() -
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     plugin = {"pytest_mlab", "pytest_mlab.core", "pytest_mlab.core.errors",
-              "pytest_mlab.core.version", "pytest_mlab.taskkit"}
+              "pytest_mlab.core.version", "pytest_mlab.core.tree", "pytest_mlab.taskkit"}
     imported = {name for name in result.stdout.split() if name.split(".")[0] in roots}
     assert imported == plugin | set(modules)
 

@@ -9,7 +9,8 @@ import pytest
 
 from pytest_mlab.core.task import load_task
 from pytest_mlab.env.data import prepare_task
-from pytest_mlab.env.workspace import HARDLINK_MIN_BYTES, provision_workspace
+from pytest_mlab.env.env_cache import cache_env
+from pytest_mlab.env.workspace import provision_workspace
 
 GUESS = Path(__file__).parent / "examples" / "guess"
 
@@ -28,16 +29,19 @@ def big_task(tmp_path: Path) -> Path:
     return root
 
 
-def test_large_public_files_are_hardlinked_and_small_ones_copied(
+def test_public_files_are_copies_that_share_no_inode_with_the_cache(
     big_task: Path, tmp_path: Path
 ) -> None:
     task = load_task(big_task / "task.toml")
     data = prepare_task(task, tmp_path / "cache")
     workspace = provision_workspace(task, data, tmp_path / "ws")
     big, small = workspace.root / "big.bin", workspace.root / "data.txt"
-    assert big.stat().st_size >= HARDLINK_MIN_BYTES
-    assert big.stat().st_ino == (data.public / "big.bin").stat().st_ino
-    assert small.stat().st_ino != (data.public / "data.txt").stat().st_ino
+    assert big.read_bytes() == (data.public / "big.bin").read_bytes()
+    for name in ("big.bin", "data.txt"):
+        copy, cached = (workspace.root / name).stat(), (data.public / name).stat()
+        assert (copy.st_dev, copy.st_ino) != (cached.st_dev, cached.st_ino), name
+        assert copy.st_nlink == 1 and cached.st_nlink == 1, name
+    assert oct(big.stat().st_mode & 0o777) == "0o444"
     assert not os.access(small, os.W_OK) or os.geteuid() == 0
     assert oct(small.stat().st_mode & 0o777) == "0o444"
     assert (workspace.root / "train.py").read_text() == (big_task / "env" / "train.py").read_text()
@@ -98,7 +102,7 @@ def test_workspaces_are_kept_per_the_retention_setting(
     assert len(left) == len(kept)
 
 
-def test_a_hardlinked_file_changed_in_a_workspace_discards_the_cache(
+def test_a_public_file_changed_in_a_workspace_leaves_the_cache_as_it_was(
     big_task: Path, tmp_path: Path
 ) -> None:
     from pytest_mlab.trial.scoring import score_workspace
@@ -111,5 +115,26 @@ def test_a_hardlinked_file_changed_in_a_workspace_discards_the_cache(
     big.write_bytes(b"y")
     scored = score_workspace(task, workspace, data)
     assert scored.invalid == "read-only file big.bin was changed"
+    assert (data.public / "big.bin").read_bytes() == b"x" * (2 << 20)
     fresh = prepare_task(task, tmp_path / "cache")
     assert (fresh.public / "big.bin").read_bytes() == b"x" * (2 << 20)
+
+
+def test_read_only_env_files_are_copies_that_share_no_inode_with_the_cache(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    root = shutil.copytree(GUESS, tmp_path / "task")
+    (root / "env" / "helper.py").write_bytes(b"# helper\n" * (300 << 10))
+    manifest = root / "task.toml"
+    manifest.write_text(manifest.read_text().replace('read_only = ["data.txt"]',
+                                                     'read_only = ["data.txt", "helper.py"]'))
+    task = load_task(manifest)
+    data = prepare_task(task, tmp_path / "cache")
+    workspace = provision_workspace(task, data, tmp_path / "ws")
+    cached = cache_env(task, data).path("helper.py").stat()
+    copy = (workspace.root / "helper.py").stat()
+    assert copy.st_size == cached.st_size > 1 << 20
+    assert (copy.st_dev, copy.st_ino) != (cached.st_dev, cached.st_ino)
+    assert "helper.py" in workspace.protected

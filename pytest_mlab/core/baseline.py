@@ -11,11 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pytest_mlab.core.machine import machine_id
+from pytest_mlab.core.machine import differing_facts, machine_facts, machine_id
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.core.version import __version__
 
 BASELINE_SCHEMA_VERSION = 1
+
+
+BaselineSource = Literal["recorded", "per-machine", "per-session"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,11 @@ class Baseline:
     mean: float
     sd: float
     n: int
-    source: Literal["recorded", "measured"]
+    source: BaselineSource
+    machine: str = ""
+    """Where its scores were measured."""
+    note: str = ""
+    """Why it may not hold here: a recorded baseline from a machine whose facts differ."""
 
 
 class BaselineRecord(BaseModel):
@@ -44,9 +51,23 @@ class BaselineRecord(BaseModel):
     recorded_at: str
     machine: str
     pytest_mlab_version: str
+    machine_facts: dict[str, str] = {}
+    """What the scores move with (core/machine.py); empty in records older than it."""
 
     def baseline(self) -> Baseline:
-        return Baseline(self.mean, self.sd, self.n, "recorded")
+        return Baseline(self.mean, self.sd, self.n, "recorded", self.machine,
+                        self.elsewhere())
+
+    def elsewhere(self) -> str:
+        """One sentence when this machine differs from the recording one, else ''."""
+        if not self.machine_facts:
+            return (f"recorded on {self.machine}, whose CPU and libraries were not noted; "
+                    "it may not hold on this machine")
+        differ = differing_facts(self.machine_facts, machine_facts())
+        if not differ:
+            return ""
+        return (f"recorded on {self.machine}, which differs from this machine ("
+                + "; ".join(differ) + "); its scores may not hold here")
 
 
 def summarize(scores: Sequence[float]) -> tuple[float, float]:
@@ -79,7 +100,7 @@ def write_record(task: TaskSpec, scores: Sequence[float], command: str) -> Basel
         direction=task.manifest.metric.direction, mean=mean, sd=sd, n=len(scores),
         scores=list(scores), task_hash=task.content_hash(), command=command,
         recorded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), machine=machine_id(),
-        pytest_mlab_version=__version__,
+        pytest_mlab_version=__version__, machine_facts=machine_facts(),
     )
     task.baseline_record.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return record

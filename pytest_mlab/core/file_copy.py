@@ -71,23 +71,34 @@ def _copy_in_kernel(source: int, target: int, size: int) -> bool:
     return True
 
 
-def copy_file(source: Path, target: Path) -> None:
+def copy_file(source: Path | str, target: Path | str, *, source_dir: int | None = None,
+              target_dir: int | None = None, follow: bool = True) -> None:
     """Copy the regular file ``source`` over ``target`` (created, or truncated in place,
-    keeping its inode and mode). A FIFO at either end fails at once instead of blocking."""
-    read_fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    keeping its inode and mode); either may be a name in an open folder (``source_dir``,
+    ``target_dir``), so no path length limits it. Without ``follow`` a link at
+    ``source`` is refused; a FIFO at either end fails at once instead of blocking."""
+    nofollow = 0 if follow else os.O_NOFOLLOW
+    read_fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow,
+                      dir_fd=source_dir)
     try:
-        size = _regular(read_fd, source)
         write_fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,
-                           0o644)
+                           0o644, dir_fd=target_dir)
         try:
-            _regular(write_fd, target)
-            os.ftruncate(write_fd, 0)
-            if not _clone(read_fd, write_fd) and not _copy_in_kernel(read_fd, write_fd, size):
-                os.lseek(read_fd, 0, os.SEEK_SET)  # finding the holes moved it
-                with open(read_fd, "rb", closefd=False) as reader, \
-                        open(write_fd, "wb", closefd=False) as writer:
-                    shutil.copyfileobj(reader, writer, 1 << 20)
+            copy_open(read_fd, write_fd, Path(source), Path(target))
         finally:
             os.close(write_fd)
     finally:
         os.close(read_fd)
+
+
+def copy_open(read_fd: int, write_fd: int, source: Path, target: Path) -> None:
+    """Copy the open regular file ``read_fd`` over ``write_fd`` (``source`` and
+    ``target`` name them in errors)."""
+    size = _regular(read_fd, source)
+    _regular(write_fd, target)
+    os.ftruncate(write_fd, 0)
+    if not _clone(read_fd, write_fd) and not _copy_in_kernel(read_fd, write_fd, size):
+        os.lseek(read_fd, 0, os.SEEK_SET)  # finding the holes moved it
+        with open(read_fd, "rb", closefd=False) as reader, \
+                open(write_fd, "wb", closefd=False) as writer:
+            shutil.copyfileobj(reader, writer, 1 << 20)

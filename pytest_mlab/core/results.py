@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.version import __version__
 
 SCHEMA_VERSION = 2
@@ -29,9 +30,15 @@ class StepScore(BaseModel):
     score: float | None
     invalid: str | None = None
 
+    @field_validator("invalid")
+    @classmethod
+    def _printable(cls, text: str | None) -> str | None:
+        return None if text is None else printable(text)
+
 
 class TrialResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Validated on assignment too: the texts are set after the record is made.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     schema_version: int = SCHEMA_VERSION
     nodeid: str
@@ -47,6 +54,12 @@ class TrialResult(BaseModel):
     baseline_mean: float | None = None
     baseline_sd: float | None = None
     baseline_n: int | None = None
+    baseline_source: str | None = None
+    """recorded, per-machine (measured here, kept across sessions) or per-session."""
+    baseline_machine: str | None = None
+    """The machine its scores were measured on."""
+    baseline_note: str = ""
+    """Why the baseline may not hold: recorded on a machine that differs from this one."""
     improvement: float | None = None
     threshold: float
     message: str = ""
@@ -76,6 +89,13 @@ class TrialResult(BaseModel):
     suite): its numbers are not the paper's."""
     traceback: str | None = None
     """Where the agent's traceback was saved, when it raised."""
+
+    @field_validator("message", "error_class", "ended_by", "baseline_note")
+    @classmethod
+    def _printable(cls, text: str | None) -> str | None:
+        """Agent text reaches these (an error's words, a file name): no control character
+        of it reaches a terminal, results.json or a report."""
+        return None if text is None else printable(text)
 
 
 class Session(BaseModel):

@@ -23,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from pytest_mlab.core.file_copy import copy_file
+from pytest_mlab.core.plain_text import shown_name
+from pytest_mlab.core.tree import Entry, Walk, open_folder
 
 Manifest = dict[str, str]
 """Relative path -> sha256 of the content, or a ``not_kept`` entry."""
@@ -31,6 +33,7 @@ ALTERNATES = "alternates"
 WHY_NOT_KEPT = {
     "large": "a large file, kept only at the final and the scored steps",
     "cap": "the trial's snapshots had reached their cap on stored bytes",
+    "unreadable": "it could not be read",
 }
 
 
@@ -79,28 +82,29 @@ def link_alternate(objects: Path, other: Path, name: str) -> None:
         link.symlink_to(other.resolve(), target_is_directory=True)
 
 
-def store_object(objects: Path, source: Path, digest: str) -> int:
-    """Copy ``source`` into the store under ``digest`` unless it is there already;
-    returns the bytes written."""
+def store_object(objects: Path, source: Path | str, digest: str,
+                 folder: int | None = None) -> int:
+    """Copy ``source`` (a name in the open ``folder``, if given; a link is not followed)
+    into the store under ``digest`` unless it is there already; returns the bytes
+    written."""
     if find_object(objects, digest) is not None:
         return 0
     target = object_path(objects, digest)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{digest}.{os.getpid()}.partial")
-    copy_file(source, partial)
+    try:
+        copy_file(source, partial, source_dir=folder, follow=False)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     partial.replace(target)
     return target.stat().st_size
 
 
-def walk_files(root: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every regular file below ``root`` as (relative path, entry); links are not followed."""
-    with os.scandir(root) as entries:
-        for entry in entries:
-            rel = prefix + entry.name
-            if entry.is_dir(follow_symlinks=False):
-                yield from walk_files(Path(entry.path), rel + "/")
-            elif entry.is_file(follow_symlinks=False):
-                yield rel, entry
+def walk_files(root: Path, folder: str = "") -> Iterator[Entry]:
+    """Every regular file below ``root`` (or below its ``folder``), whatever the depth,
+    path length or names; links are not followed, and what cannot be entered is left out."""
+    return (entry for entry in Walk(root, folder) if entry.is_file)
 
 
 def manifest_path(manifests: Path, step: int) -> Path:
@@ -127,9 +131,9 @@ def restore(
     """Make the unprotected files of ``workspace`` those of ``manifest``, as far as the
     store kept them. Returns each file it could not restore, with why; such a file is
     left as the workspace held it (as provisioned, or absent)."""
-    for rel, _ in list(walk_files(workspace)):
-        if rel not in protected and rel not in manifest:
-            (workspace / rel).unlink()
+    for entry in walk_files(workspace):
+        if entry.rel not in protected and entry.rel not in manifest:
+            os.unlink(entry.name, dir_fd=entry.folder)
     missing = {}
     for rel, digest in manifest.items():
         source = find_object(objects, digest)
@@ -137,15 +141,27 @@ def restore(
             missing[rel] = (not_kept_note(digest) if not is_kept(digest)
                             else "content missing from the snapshot store")
             continue
-        target = workspace / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
-        copy_file(source, target)
+        try:
+            _restore_file(source, workspace, rel)
+        except OSError as exc:
+            missing[rel] = f"could not be written back ({exc.strerror})"
     return missing
+
+
+def _restore_file(source: Path, workspace: Path, rel: str) -> None:
+    folder, _, name = rel.rpartition("/")
+    fd = open_folder(workspace, folder, create=True)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=fd)
+        copy_file(source, name, target_dir=fd)
+    finally:
+        os.close(fd)
 
 
 def describe_missing(missing: Mapping[str, str], limit: int = 5) -> str:
     """The files a restore left out, with why, for a sentence."""
-    named = "; ".join(f"{rel}: {why}" for rel, why in list(missing.items())[:limit])
+    named = "; ".join(f"{shown_name(rel)}: {why}"
+                      for rel, why in list(missing.items())[:limit])
     more = f"; and {len(missing) - limit} more" if len(missing) > limit else ""
     return named + more

@@ -46,15 +46,26 @@ class Resources(_Strict):
         "sized to match; default: the machine's cores divided among the xdist workers."
     )
     memory_gb: float = Field(default=4.0, gt=0, description="All processes of a trial together.")
-    disk_gb: float = Field(default=8.0, gt=0, description="How much the workspace may grow.")
+    disk_gb: float = Field(default=2.0, gt=0, description="How much the workspace may grow.")
 
 
 class BaselinePolicy(_Strict):
-    kind: Literal["recorded", "per-machine"] = Field(
-        description="recorded: baseline.json, written by --mlab-record-baseline; "
-        "per-machine: measured once per session and machine (run time, throughput)."
+    kind: Literal["recorded", "per-machine", "per-session"] = Field(
+        description="recorded: baseline.json, written by --mlab-validate or "
+        "--mlab-record-baseline, for tasks whose data is fixed; per-machine: measured on "
+        "the machine where the trial runs, once per task version, machine facts and data "
+        "key, and kept in the cache across sessions (learned tasks whose data is drawn per "
+        "cache); per-session: measured again in every session (run time, throughput)."
     )
     runs: int = Field(default=5, ge=1, le=100)
+
+
+class DataPolicy(_Strict):
+    generated: bool = Field(
+        default=False, description="prepare.py draws the hidden answers at random (from "
+        "the data key) out of what a sandbox can read too, so public code with a seed "
+        "would draw them again: heuristics/regenerate-from-seed/ must exist, and fail."
+    )
 
 
 class TaskManifest(_Strict):
@@ -91,6 +102,7 @@ class TaskManifest(_Strict):
     limits: TrialLimits = TrialLimits()
     resources: Resources = Resources()
     baseline: BaselinePolicy
+    data: DataPolicy = DataPolicy()
 
 
 @dataclass(frozen=True)

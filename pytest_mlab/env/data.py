@@ -2,13 +2,17 @@
 
 Layout under the cache directory::
 
-    data/<task>-<hash>/public/    copied or hardlinked into every workspace
-    data/<task>-<hash>/private/   answers for the scorer, never in a workspace
+    data-key                              the cache's data key (core/data_key.py)
+    data/<task>-<hash>-<key id>/public/   copied or hardlinked into every workspace
+    data/<task>-<hash>-<key id>/private/  answers for the scorer, never in a workspace
+
+The key id names the data key in force, so another key means another preparation.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import stat
 from dataclasses import dataclass
@@ -16,6 +20,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from pytest_mlab.core.data_key import VARIABLE, data_key, key_id
 from pytest_mlab.core.errors import PrepareError, TaskUnavailable
 from pytest_mlab.core.fingerprint import write_hashes
 from pytest_mlab.core.task import TaskSpec
@@ -56,19 +61,22 @@ def _freeze(tree: Path) -> None:
             path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
 
 
-def prepared_root(task: TaskSpec, cache_dir: Path) -> Path:
+def prepared_root(task: TaskSpec, cache_dir: Path, key: bytes | None = None) -> Path:
     """The folder of the task's prepared data in the cache (``public/``, ``private/``, and
-    what the task's sandboxes mount from it)."""
-    return cache_dir / "data" / f"{task.name}-{task.content_hash()}"
+    what the task's sandboxes mount from it), under data key ``key`` (None: the pinned
+    one, else the cache's own)."""
+    name = f"{task.name}-{task.content_hash()}-{key_id(data_key(cache_dir, key))}"
+    return cache_dir / "data" / name
 
 
-def is_prepared(task: TaskSpec, cache_dir: Path) -> bool:
+def is_prepared(task: TaskSpec, cache_dir: Path, key: bytes | None = None) -> bool:
     """Whether this machine holds the task's prepared data already."""
-    return (prepared_root(task, cache_dir) / _DONE).exists()
+    return (prepared_root(task, cache_dir, key) / _DONE).exists()
 
 
-def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
-    """Return the task's prepared data, running ``prepare.py`` first if this machine lacks it.
+def prepare_task(task: TaskSpec, cache_dir: Path, key: bytes | None = None) -> PreparedData:
+    """Return the task's prepared data, running ``prepare.py`` first if this machine lacks it;
+    ``key`` as for ``prepared_root``.
 
     Raises ``TaskUnavailable`` (skip) or ``PrepareError`` (error).
     """
@@ -78,7 +86,8 @@ def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
             f"{task.name} needs the Python modules {', '.join(missing)}: "
             "pip install 'pytest-mlab[tasks]'"
         )
-    root = prepared_root(task, cache_dir)
+    key = data_key(cache_dir, key)
+    root = prepared_root(task, cache_dir, key)
     data = PreparedData(public=root / "public", private=root / "private")
     if (root / _DONE).exists():
         return data
@@ -94,6 +103,9 @@ def prepare_task(task: TaskSpec, cache_dir: Path) -> PreparedData:
             reply = call_worker(
                 "prepare", task.prepare_script, staging / "public", staging / "private",
                 timeout=PREPARE_TIMEOUT, cwd=staging,
+                # The key goes to prepare's process alone: scorers and sandboxes get an
+                # allowlisted environment, which never holds it.
+                env=os.environ | {VARIABLE: key.hex()},
             )
         except (WorkerTimeout, WorkerCrash) as exc:
             raise PrepareError(f"{task.name}: prepare.py failed: {exc}") from None

@@ -1,8 +1,9 @@
 """A task's ``env/`` folder kept in the data cache, each file once by its hash.
 
-Provisioning takes every hash from here instead of reading ``env/`` again, and
-hardlinks read-only files from here as it does the public data; the first snapshot of
-a trial finds its content here too, so a trial neither hashes nor stores it::
+Provisioning takes every hash from here instead of reading ``env/`` again, and copies
+read-only files from here as it does the public data (a copy, never a hard link: no
+trial can change what another reads); the first snapshot of a trial finds its content
+here too, so a trial neither hashes nor stores it::
 
     data/<task>-<hash>/env-objects/ab/abcdef...   read-only, by sha256
     data/<task>-<hash>/env.sha256.json            relative path -> sha256
@@ -47,16 +48,17 @@ class CachedEnv:
 
 def _store(env_dir: Path, objects: Path) -> dict[str, str]:
     hashes = {}
-    for rel, entry in walk_files(env_dir):
+    for entry in walk_files(env_dir):
+        rel = entry.rel
         if "__pycache__" in rel.split("/"):
             continue
-        digest = sha256_file(Path(entry.path))
+        digest = sha256_file(env_dir / rel)
         hashes[rel] = digest
         target = object_path(objects, digest)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(f"{digest}.{os.getpid()}.partial")
-            copy_file(Path(entry.path), partial)
+            copy_file(env_dir / rel, partial)
             partial.chmod(_READ_ONLY)
             partial.replace(target)
     return hashes

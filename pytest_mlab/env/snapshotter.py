@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from pytest_mlab.core.fingerprint import sha256_file
 from pytest_mlab.core.snapshots import (
     Manifest,
     is_kept,
@@ -30,6 +30,7 @@ from pytest_mlab.core.snapshots import (
     walk_files,
     write_manifest,
 )
+from pytest_mlab.core.tree import Entry, lstat_at, open_file, open_folder, sha256_fd
 from pytest_mlab.env.watch import WorkspaceWatch
 
 if TYPE_CHECKING:
@@ -91,24 +92,32 @@ class Snapshotter:
             self._watch.close()
             self._watch = None
 
-    def _record(self, rel: str, path: Path, stat: os.stat_result, keep: bool) -> str:
-        signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-        known = self._known.get(rel)
+    def _record(self, entry: Entry, keep: bool) -> str:
+        stat_ = entry.info
+        signature = (stat_.st_size, stat_.st_mtime_ns, stat_.st_ino)
+        known = self._known.get(entry.rel)
         if known is not None and known[0] == signature and (not keep or is_kept(known[1])):
             return known[1]
-        entry = self._content(path, signature, keep)
-        self._known[rel] = (signature, entry)
-        return entry
+        try:
+            found = self._content(entry, signature, keep)
+        except OSError:  # gone, or replaced by something else, since it was listed
+            found = not_kept("unreadable", *signature)
+        self._known[entry.rel] = (signature, found)
+        return found
 
-    def _content(self, path: Path, signature: _Signature, keep: bool) -> str:
+    def _content(self, entry: Entry, signature: _Signature, keep: bool) -> str:
         """The file's hash, its content stored; or why its content is not kept."""
         size = signature[0]
         if size >= LARGE_FILE_BYTES and not keep:
             return not_kept("large", *signature)
         if self.stored_bytes + size > self.store_max_bytes:
             return not_kept("cap", *signature)
-        digest = sha256_file(path)
-        self.stored_bytes += store_object(self.objects, path, digest)
+        fd = open_file(entry.folder, entry.name)
+        try:
+            digest = sha256_fd(fd)
+        finally:
+            os.close(fd)
+        self.stored_bytes += store_object(self.objects, entry.name, digest, entry.folder)
         return digest
 
     def take(self, step: int, changed: Sequence[str] | None = None, *,
@@ -136,23 +145,32 @@ class Snapshotter:
 
     def _scan(self, folder: str, keep: bool) -> Manifest:
         manifest: Manifest = {}
-        for rel, entry in walk_files(self.workspace / folder, folder):
-            if rel not in self.protected:
-                manifest[rel] = self._record(rel, Path(entry.path),
-                                             entry.stat(follow_symlinks=False), keep)
+        for entry in walk_files(self.workspace, folder):
+            if entry.rel not in self.protected:
+                manifest[entry.rel] = self._record(entry, keep)
         return manifest
 
     def _update(self, manifest: Manifest, rel: str, keep: bool) -> None:
         """Bring the entries of ``rel`` (a file, or a folder if it ends in '/') up to date."""
-        path = self.workspace / rel
-        if rel.endswith("/") or path.is_dir():
+        info = lstat_at(self.workspace, rel)
+        is_dir = info is not None and stat.S_ISDIR(info.st_mode)
+        if rel.endswith("/") or is_dir:
             folder = rel.rstrip("/")
             manifest.pop(folder, None)
             for gone in [name for name in manifest if name.startswith(folder + "/")]:
                 del manifest[gone]
-            if path.is_dir() and not path.is_symlink():
+            if is_dir:
                 manifest.update(self._scan(folder + "/", keep))
-        elif path.is_file() and not path.is_symlink() and rel not in self.protected:
-            manifest[rel] = self._record(rel, path, path.stat(), keep)
+        elif info is not None and stat.S_ISREG(info.st_mode) and rel not in self.protected:
+            parent, _, name = rel.rpartition("/")
+            try:
+                fd = open_folder(self.workspace, parent)
+            except OSError:
+                manifest.pop(rel, None)
+                return
+            try:
+                manifest[rel] = self._record(Entry(rel, fd, name, info), keep)
+            finally:
+                os.close(fd)
         else:
             manifest.pop(rel, None)

@@ -4,18 +4,22 @@ Usage: ``python -m pytest_mlab.env.task_worker VERB TASK_SCRIPT DIR_A DIR_B RESU
 [SANDBOX_JSON]``, VERB being prepare or score. The outcome goes to RESULT_JSON, not
 stdout, because task code may print freely. With SANDBOX_JSON, a ``score`` that takes a
 third argument gets a ``SubmissionRunner`` to run the workspace's code in that sandbox.
+Only ``prepare`` may read the data key (``MLAB_DATA_KEY``, which env/data.py sets for its
+process alone); a ``score`` never holds it.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pytest_mlab.core.data_key import VARIABLE as DATA_KEY
 from pytest_mlab.core.errors import InvalidSubmission, TaskUnavailable
 from pytest_mlab.core.module_file import load_file
 from pytest_mlab.env.submission_runner import SubmissionRunner
@@ -45,6 +49,8 @@ def _run(verb: str, script: Path, first: Path, second: Path,
 
 def main(argv: list[str]) -> int:
     verb, script, first, second, out, *rest = argv
+    if verb != "prepare":
+        os.environ.pop(DATA_KEY, None)
     sandbox = Path(rest[0]) if rest else None
     result: dict[str, Any]
     try:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_mlab.core.file_copy import copy_file
 from pytest_mlab.core.fingerprint import changed_files, read_hashes, sha256_file
 from pytest_mlab.core.snapshots import walk_files
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.env_cache import CachedEnv, cache_env
 
-# Files this large are hardlinked from the cache instead of copied. They are
-# read-only, and their content is verified before scoring.
-HARDLINK_MIN_BYTES = 1 << 20
 _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 
 
@@ -43,14 +40,12 @@ class Workspace:
 
 
 def _place(source: Path, target: Path) -> None:
+    """A read-only copy of a cache file, never a hard link: whatever a trial does to its
+    copy (as root, a read-only mode does not stop it), no other trial reads it. Where
+    the file system can, the copy is a reflink, which costs no space until written;
+    its content is verified before scoring."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if source.stat().st_size >= HARDLINK_MIN_BYTES:
-        try:
-            os.link(source, target)
-            return
-        except OSError:  # another file system: fall back to a copy
-            pass
-    shutil.copyfile(source, target)
+    copy_file(source, target)
     target.chmod(_READ_ONLY)
 
 
@@ -64,8 +59,8 @@ def _read_only_in_env(task: TaskSpec, env: CachedEnv) -> set[str]:
 
 
 def _copy_env(task: TaskSpec, env: CachedEnv, root: Path) -> dict[str, str]:
-    """Copy ``env/`` to ``root``; read-only files come from the cache, hardlinked if
-    large. Returns their hashes."""
+    """Copy ``env/`` to ``root``; read-only files come from the cache. Returns their
+    hashes."""
     linked = _read_only_in_env(task, env)
 
     def skipped(folder: str, names: list[str]) -> set[str]:
@@ -81,11 +76,11 @@ def _copy_env(task: TaskSpec, env: CachedEnv, root: Path) -> dict[str, str]:
 
 def _provisioned(root: Path, env: CachedEnv, protected: dict[str, str]) -> Provisioned:
     files = {}
-    for rel, entry in walk_files(root):
-        digest = env.hashes.get(rel)
-        if digest is not None and rel not in protected:
-            info = entry.stat(follow_symlinks=False)
-            files[rel] = (info.st_size, info.st_mtime_ns, info.st_ino, digest)
+    for entry in walk_files(root):
+        digest = env.hashes.get(entry.rel)
+        if digest is not None and entry.rel not in protected:
+            info = entry.info
+            files[entry.rel] = (info.st_size, info.st_mtime_ns, info.st_ino, digest)
     return Provisioned(env.objects, files)
 
 

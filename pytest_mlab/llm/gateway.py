@@ -6,15 +6,20 @@ shown (a loopback shim inside relays to it, see ``gateway_shim.py``). It answers
 endpoints to its own trial's token and nothing else; it never fetches a URL, so the only
 model it can reach is the one the client was configured with. Every call is counted,
 budgeted, cached or replayed by the client, whatever model name the agent asked for.
+What an agent can make the harness hold is bounded: ``CONNECTIONS`` at once (each a
+thread; one more is answered 503 and closed at once), each request's size and time
+(``gateway_handler``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import secrets
 import shlex
 import shutil
+import socket
 import socketserver
 import sys
 import tempfile
@@ -35,8 +40,50 @@ PORT = 4141
 SHIM = Path(__file__).with_name("gateway_shim.py")
 
 
+CONNECTIONS = 8
+"""Connections of one trial the gateway serves at once."""
+
+
 class _Server(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
+
+    def __init__(self, path: str, handler: type[socketserver.BaseRequestHandler]) -> None:
+        super().__init__(path, handler)
+        self._slots = threading.BoundedSemaphore(CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            _turn_away(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A connection the agent broke or let time out is its own affair, not the log's.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+def _turn_away(connection: socket.socket) -> None:
+    """Answer 503 without reading the request, and without waiting on the peer."""
+    body = json.dumps(openai.chat_error(
+        f"The gateway serves {CONNECTIONS} connections of a trial at once; close one "
+        "and try again.", "refused")).encode()
+    head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    with contextlib.suppress(OSError):
+        connection.setblocking(False)
+        connection.send(head + body)
 
 
 @dataclass

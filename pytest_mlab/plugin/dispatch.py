@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 # Options that belong to the controller's session, not to the node's one-trial session.
 _CONTROLLER_ONLY = ("--mlab-dispatch", "--mlab-ray-retries", "--mlab-report-dir", "--mlab-gpus",
                     "--mlab-resume", "--mlab-save", "--mlab-autosave", "--mlab-storage",
-                    "--mlab-compare", "--mlab-report-md")
+                    "--mlab-compare", "--mlab-report-md",
+                    # The key travels in the job's environment, never in a printed argv.
+                    "--mlab-data-key")
 _TRIAL_OPTIONS = ("--agent", "--llm", "--max-steps", "--max-time", "--mlab-")
 
 

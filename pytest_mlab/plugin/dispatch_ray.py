@@ -222,9 +222,13 @@ def submit_items(config: Any, items: list[Any], retries: int,
     """Submit every trial item at once, each asking for its task's resources."""
     import ray
 
+    from pytest_mlab.core.data_key import VARIABLE, data_key
     from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 
-    run_id = config.stash[SETTINGS_KEY].run_id
+    settings = config.stash[SETTINGS_KEY]
+    run_id = settings.run_id
+    # The nodes draw the controller's data, whatever key their own caches hold.
+    key = {VARIABLE: data_key(settings.cache_dir, settings.data_key).hex()}
     # No CPU of its own: it must not hold a slot a trial could use.
     tally = ray.remote(SessionTally).options(num_cpus=0).remote()
     trials = {}
@@ -237,7 +241,7 @@ def submit_items(config: Any, items: list[Any], retries: int,
                   memory_bytes=int(resources.memory_gb * GIB))
         job = RemoteJob(nodeid=item.nodeid, args=args, rootdir=str(config.rootpath),
                         invocation_dir=str(config.invocation_params.dir), run_id=run_id,
-                        cpus=ask.cpus, environ=passed_environ())
+                        cpus=ask.cpus, environ=passed_environ() | key)
         trials[item.nodeid] = RemoteTrial(job, ask, retries, tally)
         trials[item.nodeid].submit()
     return trials

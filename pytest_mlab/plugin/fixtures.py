@@ -7,7 +7,6 @@ hands the parts to ``run_trial``.
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialF
 from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
+from pytest_mlab.core.tree import remove_tree
 from pytest_mlab.env.agent import Agent, AgentContext
 from pytest_mlab.env.data import PreparedData, prepare_task, prepared_root
 from pytest_mlab.env.workspace import Workspace, provision_workspace
@@ -32,7 +32,7 @@ from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.spec import SandboxAdditions
-from pytest_mlab.trial.baseline import measure_starter, measured_baseline
+from pytest_mlab.trial.baseline import measure_starter, measured_baseline, measured_path
 from pytest_mlab.trial.cpus import lease_cores
 from pytest_mlab.trial.fresh import SandboxMaker
 from pytest_mlab.trial.gpu import NoGPU, lease
@@ -51,7 +51,8 @@ def _scoring(
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
-        seed=seed, cpus=cpus, prepared=prepared_root(task, settings.cache_dir),
+        seed=seed, cpus=cpus,
+        prepared=prepared_root(task, settings.cache_dir, settings.data_key),
     )
     return ScoringSandbox(settings.sandbox, spec)
 
@@ -109,7 +110,7 @@ def mlab_task(mlab_trial_spec: TrialSpec) -> TaskSpec:
 def mlab_data(mlab_task: TaskSpec, mlab_settings: Settings) -> PreparedData:
     """The task's public data and private answers, prepared once per machine."""
     try:
-        return prepare_task(mlab_task, mlab_settings.cache_dir)
+        return prepare_task(mlab_task, mlab_settings.cache_dir, mlab_settings.data_key)
     except TaskUnavailable as exc:
         pytest.skip(str(exc))
 
@@ -142,9 +143,10 @@ def mlab_baseline(
     task, settings = mlab_task, mlab_settings
     if settings.record_baseline is not None:
         return None
-    if task.manifest.baseline.kind == "per-machine":
+    if task.manifest.baseline.kind != "recorded":
         make = sandbox_maker(pytestconfig, task, mlab_gpu, mlab_cpus)
-        return measured_baseline(task, settings.cache_dir, settings.run_id,
+        path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)
+        return measured_baseline(task, path,
                                  lambda seed: measure_starter(task, mlab_data, make, seed))
     try:
         record = read_record(task)
@@ -157,7 +159,12 @@ def mlab_baseline(
         warnings.warn(MlabWarning(f"{task.baseline_record} was recorded for another version "
                                   f"of the task; validate it again: pytest {task.root} "
                                   "--mlab-validate"), stacklevel=1)
-    return record.baseline()
+    baseline = record.baseline()
+    if baseline.note:
+        warnings.warn(MlabWarning(f"{task.name}: the baseline was {baseline.note}; validate "
+                                  f"the task here: pytest {task.root} --mlab-validate"),
+                      stacklevel=1)
+    return baseline
 
 
 @pytest.fixture
@@ -168,14 +175,14 @@ def mlab_workspace(
     """A fresh copy of the task's env/ with its public data, in the run folder, where it
     stays per --mlab-keep-workspaces (so every path in results.json still exists)."""
     root = mlab_settings.run_files.trial(request.node.nodeid).workspace
-    shutil.rmtree(root, ignore_errors=True)  # a resumed trial restores its own snapshot
+    remove_tree(root)  # a resumed trial restores its own snapshot
     workspace = provision_workspace(mlab_task, mlab_data, root)
     yield workspace
     result = request.node.stash.get(RESULT_KEY, None)
     # Without a result the trial errored: keep its workspace unless told to keep none.
     unwanted = mlab_settings.keep_workspaces == "none"
     if unwanted or (result is not None and result.workspace is None):
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root)  # not rmtree: the agent may have left a tree too deep for it
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.dispatch import add_dispatch_options
 from pytest_mlab.plugin.gateway_options import add_gateway_options
+from pytest_mlab.plugin.settings import parse_data_key
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
 from pytest_mlab.trial.spec import RETENTIONS
@@ -71,6 +72,12 @@ def _run_options(option: _Group) -> None:
            "measured baselines are kept, outside the repository and every workspace. "
            "Default: $MLAB_CACHE_DIR, else ~/.cache/pytest-mlab.", type=Path, metavar="DIR",
            ini="Cache directory")
+    # No ini twin: a key written in a checked-in file would be no secret.
+    option("--mlab-data-key", "mlab_data_key", "The data key generated tasks draw their data "
+           "from, 64 hex digits; pin the same one on every machine that is to prepare the "
+           "same data (a Ray controller's reaches its nodes). Default: $MLAB_DATA_KEY, else "
+           "the cache directory's own, made on first use.", type=parse_data_key,
+           metavar="HEX")
     option("--mlab-keep-workspaces", "mlab_keep_workspaces", "Which trials' workspaces to "
            "keep. Default: failed.", type=parsers.choice(RETENTIONS),
            metavar="all|failed|none", ini="all, failed or none")

@@ -81,7 +81,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     from pytest_mlab.core.original_task import OriginalTask
     from pytest_mlab.env.data import is_prepared
 
-    task, cache_dir = spec.task, item.config.stash[SETTINGS_KEY].cache_dir
+    task, settings = spec.task, item.config.stash[SETTINGS_KEY]
     reason = task.unmet_requirements() if isinstance(task, OriginalTask) else None
-    if reason and is_prepared(task, cache_dir):
+    if reason and is_prepared(task, settings.cache_dir, settings.data_key):
         pytest.skip(reason)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.progress import read_progress
 from pytest_mlab.report import format as fmt
@@ -25,12 +26,12 @@ POLL_SECONDS = 0.5
 
 
 def step_text(record: dict[str, Any]) -> str:
-    return (f"step {record['step']} of {record['max_steps']} ({record['action']}), "
+    return (f"step {record['step']} of {record['max_steps']} ({printable(str(record['action']))}), "
             f"{fmt.count(record['tokens'])} tokens, {fmt.money(record['cost'])}")
 
 
 def progress_line(record: dict[str, Any]) -> str:
-    return f"[mlab] {record['trial']}: {step_text(record)}"
+    return f"[mlab] {printable(str(record['trial']))}: {step_text(record)}"
 
 
 class InlineProgress:

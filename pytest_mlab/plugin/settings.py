@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from pytest_mlab.core import data_key
 from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS, ActionOptions
 from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS, AgentOptions
@@ -23,6 +25,13 @@ from pytest_mlab.trial.spec import RETENTIONS, Overrides, Retention
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "pytest-mlab"
+
+
+def parse_data_key(text: str) -> bytes:
+    try:
+        return data_key.parse_key(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,8 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent_options: AgentOptions = field(default_factory=AgentOptions)
     action_options: ActionOptions = field(default_factory=ActionOptions)
+    data_key: bytes | None = field(default=None, repr=False)
+    """--mlab-data-key or $MLAB_DATA_KEY; None: the cache's own key."""
 
     @property
     def run_files(self) -> RunFiles:
@@ -66,6 +77,7 @@ class Settings:
             f"trials={trials} threshold={bar} gpus={','.join(self.gpus) or 'none'} "
             f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
             f"mlab: sandbox={self.sandbox} {self._sandbox_detail(probe)}",
+            f"mlab: data key {self._data_key_source()}",
         ]
         if self.llms:
             lines.append(self.llm.header())
@@ -73,6 +85,11 @@ class Settings:
             lines.append(f"mlab: agents {self.agent_options.describe()} "
                          f"{self.action_options.describe()}")
         return "\n".join(lines)
+
+    def _data_key_source(self) -> str:
+        if self.data_key is not None:
+            return f"pinned (id {data_key.key_id(self.data_key)})"
+        return f"of the cache ({self.cache_dir / data_key.FILE})"
 
     def _sandbox_detail(self, probe: bool) -> str:
         if self.sandbox == "docker":
@@ -132,6 +149,7 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         interactive=bool(config.getoption("mlab_interactive")),
         llm=resolve_llm_settings(config),
         agent_options=_agent_options(config),
+        data_key=resolve(config, "mlab_data_key", data_key.VARIABLE, parse_data_key, None),
         action_options=ActionOptions(
             script_output=resolve(config, "mlab_script_output", None,
                                   parsers.choice(SCRIPT_OUTPUTS), "paper"),

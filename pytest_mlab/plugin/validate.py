@@ -29,16 +29,18 @@ def run_validation(mlab_validation: Any) -> None:
 def mlab_validation(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Any:
     """Run the task's starter over seeds, its solution, null submission and heuristics."""
     from pytest_mlab.core.errors import TaskUnavailable
-    from pytest_mlab.core.machine import machine_id
+    from pytest_mlab.core.machine import machine_facts, machine_id
+    from pytest_mlab.core.validation_fingerprint import fingerprint, fingerprint_parts
     from pytest_mlab.env.data import prepare_task
     from pytest_mlab.plugin.fixtures import sandbox_maker
+    from pytest_mlab.trial.baseline import keep_measured, measured_path
     from pytest_mlab.trial.gpu import NoGPU, lease
     from pytest_mlab.trial.validation import validate
 
     task = request.node.stash[VALIDATE_KEY]
     settings = pytestconfig.stash[SETTINGS_KEY]
     try:
-        data = prepare_task(task, settings.cache_dir)
+        data = prepare_task(task, settings.cache_dir, settings.data_key)
     except TaskUnavailable as exc:
         pytest.skip(str(exc))
     lock_dir = settings.cache_dir / "gpu-locks" / machine_id()
@@ -47,6 +49,12 @@ def mlab_validation(request: pytest.FixtureRequest, pytestconfig: pytest.Config)
             check = validate(task, data, sandbox_maker(pytestconfig, task, gpus))
     except NoGPU as exc:
         pytest.skip(f"{task.name} {exc}")
+    check.fingerprint_parts = fingerprint_parts(task)
+    check.fingerprint, check.machine = fingerprint(check.fingerprint_parts), machine_facts()
+    if not check.problems:
+        # The starter's seeds here are the runs a per-machine baseline would measure.
+        keep_measured(task, measured_path(task, settings.cache_dir, data, settings.run_id),
+                      check.baseline)
     request.node.user_properties.append((PROPERTY, json.dumps(check.to_json())))
     return check
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.snapshots import Manifest, find_object, is_kept, not_kept_note
 
 MAX_FILE_BYTES = 256_000
@@ -53,18 +54,19 @@ def _change(objects: Path, path: str, before: str | None, after: str | None) -> 
     )
     old, old_note = _text(objects, before)
     new, new_note = _text(objects, after)
+    shown = printable(path)  # a name need not be UTF-8, and may hold control characters
     if old is None or new is None:
-        return FileChange(path=path, kind=kind, note=old_note or new_note)
+        return FileChange(path=shown, kind=kind, note=old_note or new_note)
     lines = list(difflib.unified_diff(
-        old, new, fromfile=f"a/{path}" if before else "/dev/null",
-        tofile=f"b/{path}" if after else "/dev/null",
+        old, new, fromfile=f"a/{shown}" if before else "/dev/null",
+        tofile=f"b/{shown}" if after else "/dev/null",
     ))
-    lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+    lines = [printable(line if line.endswith("\n") else line + "\n") for line in lines]
     note = ""
     if len(lines) > MAX_DIFF_LINES:
         note = f"{len(lines) - MAX_DIFF_LINES:,} more diff lines not shown"
         lines = lines[:MAX_DIFF_LINES]
-    return FileChange(path=path, kind=kind, diff="".join(lines), note=note)
+    return FileChange(path=shown, kind=kind, diff="".join(lines), note=note)
 
 
 def changes(objects: Path, before: Manifest, after: Manifest) -> tuple[list[FileChange], str]:

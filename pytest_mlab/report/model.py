@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from pytest_mlab.analysis.gate import GateReport
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.text import clip
@@ -70,7 +71,8 @@ def _traceback(result: TrialResult) -> str | None:
     if result.traceback is None:
         return None
     try:
-        return clip(Path(result.traceback).read_text(encoding="utf-8"), MAX_TRACEBACK)
+        text = Path(result.traceback).read_text(encoding="utf-8", errors="surrogateescape")
+        return printable(clip(text, MAX_TRACEBACK))
     except OSError:
         return f"(the traceback file {result.traceback} is gone)"
 

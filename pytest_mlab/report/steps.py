@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.snapshots import Manifest, manifest_steps, read_manifest
 from pytest_mlab.core.text import clip
 from pytest_mlab.core.trace import read_trace
@@ -61,9 +62,11 @@ def trace_view(trace: Path, manifests: Path, objects: Path) -> TraceView:
     for step in steps[:MAX_STEPS]:
         found, note = _step_changes(objects, manifests, recorded, step.step)
         views.append(StepView(
-            step=step.step, action=step.action,
-            args={k: clip(str(v), MAX_ARGUMENT) for k, v in step.args.items()},
-            observation=clip(step.observation, MAX_OBSERVATION),
+            # The trace keeps the agent's text as it was; the report shows it escaped.
+            step=step.step, action=printable(step.action),
+            args={printable(k): printable(clip(str(v), MAX_ARGUMENT))
+                  for k, v in step.args.items()},
+            observation=printable(clip(step.observation, MAX_OBSERVATION)),
             seconds=max(0.0, step.ended - step.started), exit_code=step.exit_code,
             tokens_in=int(step.usage.get("tokens_in", 0)),
             tokens_out=int(step.usage.get("tokens_out", 0)),

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
+from pytest_mlab.sandbox import privileges
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
 from pytest_mlab.sandbox.capture import Stream, wait_watching
@@ -97,6 +98,7 @@ class DockerSandbox:
                     "bind": f"{SANDBOX_WORKSPACE}/{rel}", "mode": "ro"
                 }
         volumes |= {host: {"bind": inside, "mode": "ro"} for host, inside in spec.mounts}
+        volumes[privileges.FILE] = {"bind": privileges.INSIDE, "mode": "ro"}
         self.python = "python3"
         if image == SKELETON_IMAGE:
             ensure_skeleton_image(self.client)
@@ -170,8 +172,12 @@ class DockerSandbox:
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
-        code = api.exec_inspect(exec_id).get("ExitCode")
         self._still_running(argv[0])
+        try:
+            code = api.exec_inspect(exec_id).get("ExitCode")
+        except Exception as exc:  # the container may go between the check and this
+            self._still_running(argv[0])
+            raise SandboxError(f"could not read how {argv[0]} ended: {exc}") from None
         returncode = -9 if code is None else int(code)
         stopped_by = stopped_by or broken()
         return ExecResult(
@@ -223,7 +229,7 @@ class DockerSandbox:
         # The launcher adds to the container's own confinement what Docker's default
         # seccomp profile allows: ptrace of another process of the container.
         mapped = [self.python if arg == sys.executable else arg for arg in argv]
-        return launcher_argv(self.python, mapped)
+        return launcher_argv(self.python, mapped, privileges.INSIDE)
 
     def _events(self) -> tuple[int, int]:
         """The container cgroup's memory kills and refused forks, where readable (v1, or

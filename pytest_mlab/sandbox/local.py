@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Sequence
 
 from pytest_mlab.core.errors import SandboxError
+from pytest_mlab.sandbox import privileges
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import bwrap_argv
 from pytest_mlab.sandbox.capture import run_captured
@@ -58,11 +59,12 @@ class LocalSandbox:
     def _wrap(self, argv: Sequence[str]) -> list[str]:
         # Every level ends in the launcher: no capabilities, no new privileges, and a
         # seccomp filter, whoever runs the harness.
-        confined = launcher_argv(LAUNCHER_PYTHON, list(argv))
         if self.isolation == "bwrap":
+            mounts = (*self.mounts, (privileges.FILE, privileges.INSIDE))
             prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
-                                tmp_bytes=self.limits.memory_bytes, mounts=self.mounts)
-            return prefix + confined
+                                tmp_bytes=self.limits.memory_bytes, mounts=mounts)
+            return prefix + launcher_argv(LAUNCHER_PYTHON, list(argv), privileges.INSIDE)
+        confined = launcher_argv(LAUNCHER_PYTHON, list(argv))
         if self.isolation == "netns":
             return [*NETNS, "--", *confined]
         return confined

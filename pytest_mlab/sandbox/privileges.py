@@ -1,5 +1,5 @@
 """Run a program with no capabilities, no way to gain any, and no way to reach beyond
-its own processes: ``python -I -S -c SOURCE ARGV...``, where SOURCE is this file.
+its own processes: ``python -I -S privileges.py PROGRAM [ARG...]``.
 
 Under bubblewrap started by root, a script kept nearly every capability: it could
 unmount the hide list or remount read-only binds writable. Dropping capabilities closes
@@ -17,9 +17,8 @@ the program:
   the C library falls back to ``clone``), the mount calls, ``chroot``, key rings, BPF,
   perf events, userfaultfd and module loading.
 
-It imports only the standard library and nothing of the workspace (``-I -S``), since it
-runs inside a sandbox where only the interpreter is shown. ``python -I -S FILE`` works
-too.
+It imports only the standard library and nothing of the workspace (``-I -S``): a sandbox
+shows the interpreter, and this file at ``INSIDE``, not the package.
 """
 
 from __future__ import annotations
@@ -126,10 +125,15 @@ def drop_privileges(machine: str) -> None:
            "seccomp")
 
 
-def launcher_argv(python: str, argv: list[str]) -> list[str]:
-    """``argv`` run through this launcher by ``python`` (which must be visible where it
-    runs; the launcher's source travels on the command line)."""
-    return [python, "-I", "-S", "-c", SOURCE, *argv]
+FILE = str(Path(__file__).resolve())
+INSIDE = "/run/pytest-mlab/privileges.py"
+"""Where a sandbox that hides the host's files shows this one (read-only)."""
+
+
+def launcher_argv(python: str, argv: list[str], launcher: str = FILE) -> list[str]:
+    """``argv`` run through this launcher, found at ``launcher``, by ``python`` (both as
+    the program will see them)."""
+    return [python, "-I", "-S", launcher, *argv]
 
 
 def main(argv: list[str]) -> None:
@@ -145,8 +149,6 @@ def main(argv: list[str]) -> None:
         sys.stderr.write(f"{argv[0]}: {exc.strerror}\n")
         sys.exit(127)
 
-
-SOURCE = Path(__file__).read_text(encoding="utf-8") if __name__ != "__main__" else ""
 
 if __name__ == "__main__":
     main(sys.argv[1:])

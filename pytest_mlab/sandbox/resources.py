@@ -7,11 +7,13 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_mlab.sandbox.cgroups import TrialCgroup
+from pytest_mlab.sandbox.disk_usage import Unmeasurable, disk_usage
 
 GIB = 1 << 30
 
@@ -26,8 +28,8 @@ class ResourceLimits:
     """The largest file a process may write."""
     processes: int = 256
     """Processes of the trial at once."""
-    disk_bytes: int = 8 * GIB
-    """How much the workspace may grow during the trial."""
+    disk_bytes: int = 2 * GIB
+    """How much the workspace may grow during the trial (its blocks on disk)."""
 
 
 def broken_limit(limits: ResourceLimits, before: tuple[int, int],
@@ -82,29 +84,39 @@ def preexec(limits: ResourceLimits, cgroup: TrialCgroup | None,
     return apply
 
 
-def disk_usage(root: Path) -> int:
-    """Bytes the files below ``root`` occupy on disk (allocated blocks; links not followed)."""
-    total = 0
-    with contextlib.suppress(OSError), os.scandir(root) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False):
-                    total += disk_usage(Path(entry.path))
-                else:
-                    total += entry.stat(follow_symlinks=False).st_blocks * 512
-    return total
-
-
 class DiskQuota:
-    """Says when the workspace has grown by more than its quota since the trial began."""
+    """Says when the workspace has grown by more than its quota since the trial began.
+
+    Called every second while a script runs; a walk that took ``t`` seconds is not
+    repeated for ``PAUSE_FACTOR * t``, so that a workspace of millions of files costs the
+    harness at most a fifth of a core (and may overshoot by as much longer a pause).
+    """
+
+    PAUSE_FACTOR = 4.0
 
     def __init__(self, workspace: Path, limit: int) -> None:
         self.workspace = workspace
         self.limit = limit
         self.start = disk_usage(workspace)
+        self._next = 0.0
+        self._verdict: str | None = None
 
     def __call__(self) -> str | None:
-        grown = disk_usage(self.workspace) - self.start
+        began = time.monotonic()
+        if began < self._next:
+            return self._verdict
+        self._verdict = self._measure()
+        took = time.monotonic() - began
+        self._next = began + took * (1 + self.PAUSE_FACTOR)
+        return self._verdict
+
+    def _measure(self) -> str | None:
+        try:
+            grown = disk_usage(self.workspace) - self.start
+        except Unmeasurable as exc:
+            return f"{exc.strerror}, so its disk use cannot be measured; make it readable to go on"
+        except OSError as exc:
+            return f"the workspace's disk use could not be measured ({exc.strerror or exc})"
         if grown <= self.limit:
             return None
         return (f"the workspace grew by {grown / GIB:.2f} GB, more than the trial's disk quota "

@@ -5,7 +5,11 @@ from __future__ import annotations
 # Runs in the child. The protocol goes over a private copy of stdout and fd 1 is
 # pointed at stderr, so prints from train.py cannot be mistaken for protocol lines.
 # The adapter's setup runs before train.py is imported, so what it loads (say, a model
-# from files checked just before) comes from a state train.py has not touched.
+# from files checked just before) comes from a state train.py has not touched. The child
+# starts isolated (``python -I``: neither its working directory, the submission, nor
+# PYTHON* variables or the user's site on its path), and the workspace joins the path
+# only after setup (where a task installs its guard), and last, so that no module of
+# the workspace stands in for a standard or installed one, nor runs before the guard.
 DRIVER_HEAD = r"""
 import json, os, sys
 os.environ.update(json.loads(sys.argv[2]))
@@ -31,13 +35,14 @@ def after_call(context):
 
 DRIVER_LOOP = r"""
 workspace, function_name = os.getcwd(), sys.argv[1]
-sys.path.insert(0, workspace)
 try:
     import numpy as np
     context = setup(workspace, *sys.argv[3:])
 except BaseException as exc:
     say("error " + SETUP_FAILURE + " (" + brief(exc) + ")")
     sys.exit(1)
+if "train" not in sys.modules:
+    sys.path.append(workspace)
 try:
     import train
 except BaseException as exc:

@@ -17,7 +17,8 @@ A broken rule ends the child at once with ``error <sentence>`` on the protocol s
   exec another process, nor use ``ctypes``.
 
 ``source()`` is this module's text for the child's program; ``install`` runs there in the
-adapter's ``setup``, after what the task itself loads and before train.py is imported.
+adapter's ``setup``, after what the task itself loads and before train.py is imported or
+anything of the workspace is on the import path (``child_driver``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.tree import remove_tree
 
 _READ_ERRORS = (OSError, ValueError, EOFError, MemoryError)
 
@@ -29,7 +29,14 @@ class Scratch:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.mkdir()
+        try:
+            path.mkdir()
+        except FileExistsError:
+            # The submission holds the name: its copy cannot also be the scorer's folder.
+            raise InvalidSubmission(
+                f"The submission holds {path.name}, a name the scorer keeps for its own "
+                "files; remove or rename it."
+            ) from None
         self._fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
 
     def write_inputs(self, name: str, inputs: Mapping[str, npt.ArrayLike]) -> None:
@@ -69,8 +76,6 @@ class Scratch:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._fd)
-        # rmtree removes a link put in the folder's place, never what it points to.
-        with contextlib.suppress(OSError):
-            if self.path.is_symlink():
-                self.path.unlink()
-        shutil.rmtree(self.path, ignore_errors=True)
+        # A link put in the folder's place is removed, never what it points to; the
+        # child may have left a tree too deep for shutil.rmtree.
+        remove_tree(self.path)

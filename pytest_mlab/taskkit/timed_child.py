@@ -99,7 +99,7 @@ class TimedChild:
         """The scratch folder the scorer made; the child sees it as ``SCRATCH``."""
         self.deadline = deadline
         driver = DRIVER_HEAD + program.adapter + DRIVER_LOOP
-        self.proc = runner.start([sys.executable, "-B", "-c", driver, program.function,
+        self.proc = runner.start([sys.executable, "-I", "-B", "-c", driver, program.function,
                                   json.dumps(dict(program.env)), *program.args])
         self._lines: queue.Queue[str | None] = queue.Queue(_QUEUED_LINES)
         self._too_long = False

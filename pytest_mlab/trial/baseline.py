@@ -1,5 +1,6 @@
-"""Baselines made by running the unmodified starter: measured once per session and
-machine (run times), or recorded into baseline.json from a run of the baseline agent."""
+"""Baselines made by running the unmodified starter: measured on this machine (once per
+task version, machine facts and data, kept in the cache; or again every session, for run
+times), or recorded into baseline.json from a run of the baseline agent."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from pytest_mlab.core.baseline import Baseline, summarize, write_record
+from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.baseline import Baseline, BaselineSource, summarize, write_record
 from pytest_mlab.core.errors import InfrastructureError
-from pytest_mlab.core.machine import machine_id
+from pytest_mlab.core.machine import facts_key, machine_facts, machine_id
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskSpec, load_task
 from pytest_mlab.env.agent import AgentContext
@@ -35,22 +37,49 @@ def measure_starter(
     return result.score
 
 
-def measured_baseline(
-    task: TaskSpec, cache_dir: Path, run_id: str, measure_once: Callable[[int], float]
-) -> Baseline:
-    """Measure once per session and machine, one run per seed 0, 1, ...; xdist workers
-    share the result."""
+def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: str) -> Path:
+    """Where a measured baseline is kept: per-machine ones across sessions, per-session
+    ones under the session's run id. The prepared data's folder names the task's version
+    and the data key it was drawn with (env/data.py)."""
     folder = cache_dir / "baselines"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{task.name}-{task.content_hash()}-{machine_id()}-{run_id}.json"
+    if task.manifest.baseline.kind == "per-session":
+        return folder / f"{task.name}-{task.content_hash()}-{machine_id()}-{run_id}.json"
+    return folder / f"{data.public.parent.name}-{facts_key(machine_facts())}.json"
+
+
+def measured_baseline(
+    task: TaskSpec, path: Path, measure_once: Callable[[int], float]
+) -> Baseline:
+    """Read the baseline kept at ``path``, or measure it, one run per seed 0, 1, ...;
+    xdist workers share the result."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
         if path.exists():
-            scores = json.loads(path.read_text(encoding="utf-8"))["scores"]
+            kept = json.loads(path.read_text(encoding="utf-8"))
         else:
-            scores = [measure_once(seed) for seed in range(task.manifest.baseline.runs)]
-            path.write_text(json.dumps({"scores": scores}), encoding="utf-8")
-    mean, sd = summarize(scores)
-    return Baseline(mean, sd, len(scores), "measured")
+            kept = {"scores": [measure_once(seed) for seed in range(task.manifest.baseline.runs)],
+                    "machine": machine_id(), "machine_facts": machine_facts()}
+            write_atomic(path, json.dumps(kept))
+    mean, sd = summarize(kept["scores"])
+    kind = task.manifest.baseline.kind
+    source: BaselineSource = "per-session" if kind == "per-session" else "per-machine"
+    return Baseline(mean, sd, len(kept["scores"]), source, str(kept.get("machine", "")))
+
+
+def keep_measured(task: TaskSpec, path: Path, scores: Sequence[float]) -> bool:
+    """Keep a validation's starter scores (seeds 0, 1, ...) as this machine's baseline,
+    when they are the runs a trial would measure and none is kept yet."""
+    runs = task.manifest.baseline.runs
+    if task.manifest.baseline.kind != "per-machine" or len(scores) < runs:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(path) + ".lock"):
+        if path.exists():
+            return False
+        kept = {"scores": list(scores[:runs]), "machine": machine_id(),
+                "machine_facts": machine_facts()}
+        write_atomic(path, json.dumps(kept))
+    return True
 
 
 def record_baselines(results: Sequence[TrialResult], root: Path, runs: int) -> list[str]:
@@ -63,9 +92,9 @@ def record_baselines(results: Sequence[TrialResult], root: Path, runs: int) -> l
     for manifest, trials in sorted(by_task.items()):
         task = load_task(root / manifest)
         scores = [r.score for r in trials if r.score is not None and r.success]
-        if task.manifest.baseline.kind == "per-machine":
-            lines.append(f"{task.name}: per-machine baseline, measured every session; "
-                         "nothing recorded")
+        if task.manifest.baseline.kind != "recorded":
+            lines.append(f"{task.name}: {task.manifest.baseline.kind} baseline, measured "
+                         "where the trial runs; nothing recorded")
         elif len(scores) < runs:
             lines.append(f"{task.name}: only {len(scores)} of {runs} runs scored; "
                          "nothing recorded")

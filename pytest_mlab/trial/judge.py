@@ -46,6 +46,8 @@ def judge(
     if baseline is not None:
         result.baseline_mean, result.baseline_sd = baseline.mean, baseline.sd
         result.baseline_n = baseline.n
+        result.baseline_source, result.baseline_machine = baseline.source, baseline.machine
+        result.baseline_note = baseline.note
     if run.agent_error is not None or scored is None:
         result.message = f"{task.name}: the agent raised {run.agent_error} after {run.steps} steps"
         return result

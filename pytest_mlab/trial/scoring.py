@@ -13,6 +13,7 @@ from typing import Literal
 from pytest_mlab.core.errors import ScorerError
 from pytest_mlab.core.fingerprint import read_hashes
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.core.tree import remove_tree
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.task_code import WorkerCrash, WorkerTimeout, call_worker, scorer_environ
 from pytest_mlab.env.workspace import Workspace
@@ -47,13 +48,18 @@ def score_workspace(
         if any(_shares_inode(workspace.root / rel, data.public / rel) for rel in changed):
             data.discard()
         return Scored(None, f"read-only file {changed[0]} was changed")
-    with tempfile.TemporaryDirectory(prefix=f"mlab-score-{task.name}-") as tmp:
-        folder = Path(tmp) / "submission"
+    # Not TemporaryDirectory: its rmtree recurses, and the scored code may leave a tree
+    # thousands of folders deep.
+    tmp = Path(tempfile.mkdtemp(prefix=f"mlab-score-{task.name}-"))
+    try:
+        folder = tmp / "submission"
         try:
             copy_submission(task, workspace, data, folder)
         except InvalidCopy as exc:
             return Scored(None, str(exc))
         return _score_copy(task, folder, data, sandbox)
+    finally:
+        remove_tree(tmp)
 
 
 def _score_copy(

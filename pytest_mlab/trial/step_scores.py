@@ -9,6 +9,7 @@ from pytest_mlab.core.results import StepScore
 from pytest_mlab.core.run_files import TrialFiles
 from pytest_mlab.core.snapshots import describe_missing, manifest_steps, read_manifest, restore
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.core.tree import remove_tree
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.env.workspace import provision_workspace
 from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
@@ -26,8 +27,9 @@ def score_steps(
         chosen.append(steps[-1])
     scores = []
     for step in chosen:
-        with tempfile.TemporaryDirectory(prefix=f"mlab-step-{step}-") as tmp:
-            workspace = provision_workspace(task, data, Path(tmp) / "workspace")
+        tmp = Path(tempfile.mkdtemp(prefix=f"mlab-step-{step}-"))
+        try:  # not TemporaryDirectory: a restored tree may be too deep for its rmtree
+            workspace = provision_workspace(task, data, tmp / "workspace")
             manifest = read_manifest(files.manifests, step)
             missing = restore(files.objects, manifest, workspace.root, workspace.protected)
             if missing:
@@ -36,5 +38,7 @@ def score_steps(
                                         f"{describe_missing(missing)}"))
                 continue
             scored = score_workspace(task, workspace, data, sandbox)
+        finally:
+            remove_tree(tmp)
         scores.append(StepScore(step=step, score=scored.score, invalid=scored.invalid))
     return scores

@@ -27,6 +27,9 @@ standard deviations: a single run of a timing task's heuristic as fast as the st
 lands on either side of its mean by chance."""
 SEEDS = 5
 SOLUTION_TRIALS = 3
+REGENERATE = "regenerate-from-seed"
+"""The heuristic a generated task must have: its generator run again with the seed its
+public code gives (or a guess at one), which must not reproduce the answers."""
 
 
 @dataclass
@@ -45,6 +48,11 @@ class Validation:
     null: str = ""
     heuristics: dict[str, float | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    fingerprint: str = ""
+    """What the figures depend on (core/validation_fingerprint.py), and its parts."""
+    fingerprint_parts: dict[str, str] = field(default_factory=dict)
+    machine: dict[str, str] = field(default_factory=dict)
+    """The facts of the machine that measured them (core/machine.py)."""
 
     @property
     def mean_sd(self) -> tuple[float, float]:
@@ -77,6 +85,10 @@ def validate(task: TaskSpec, data: PreparedData, make: SandboxMaker,
     metric = task.manifest.metric
     check = Validation(task.name, task.manifest.mirrors, metric.name, metric.direction,
                        Overrides().threshold_for(task))
+    if task.manifest.data.generated and not (task.heuristics_dir / REGENERATE).is_dir():
+        check.problems.append(f"the task's data is generated ([data] generated = true) but "
+                              f"it has no heuristics/{REGENERATE}/ to show that public code "
+                              "cannot draw the answers again")
     starters = _runs(task, data, make, None, "baseline", range(seeds), None)
     for run in starters:
         if run.score is None:

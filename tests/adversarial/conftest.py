@@ -24,7 +24,7 @@ import pytest
 from docker_engine import require_docker_engine
 
 from pytest_mlab.core.task import TrialLimits, load_task
-from pytest_mlab.env.data import PreparedData, prepare_task
+from pytest_mlab.env.data import PreparedData, prepare_task, prepared_root
 from pytest_mlab.env.environment import Environment
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.sandbox import Sandbox
@@ -190,8 +190,7 @@ class ProbeWorld:
 
 def answers_path(task: Path, cache: Path) -> Path:
     """Where the harness keeps the task's private answers."""
-    spec = load_task(task / "task.toml")
-    return cache / "data" / f"{spec.name}-{spec.content_hash()}" / "private" / "answers.csv"
+    return prepared_root(load_task(task / "task.toml"), cache) / "private" / "answers.csv"
 
 
 @pytest.fixture

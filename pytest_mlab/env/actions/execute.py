@@ -18,19 +18,32 @@ if TYPE_CHECKING:
 
 OUTPUT_LIMIT = 10_000
 """What --mlab-script-output=both keeps of the two streams (head and tail)."""
+OBSERVATION_LIMIT = 20_000
+"""What the paper's way keeps of the stream it shows (head and tail): MLAgentBench keeps
+everything, so one observation could cost the research agent a dozen summary calls."""
+
+
+def _capped(text: str) -> str:
+    if len(text) <= OBSERVATION_LIMIT:
+        return text
+    half = OBSERVATION_LIMIT // 2
+    cut = len(text) - 2 * half
+    return (f"{text[:half]}\n[... {cut} characters of output cut here: an observation keeps "
+            f"the first and the last {half:,} characters ...]\n{text[-half:]}")
 
 
 def _shown(result: ExecResult, streams: ScriptOutput) -> str:
     """The output an agent sees. ``paper``, as in MLAgentBench: stdout when the script
-    succeeded (stderr if stdout is empty), stderr when it failed, nothing clipped, so
-    library warnings on stderr stay out of a successful run's observation."""
+    succeeded (stderr if stdout is empty), stderr when it failed, so library warnings
+    on stderr stay out of a successful run's observation; past ``OBSERVATION_LIMIT``
+    characters, its head and tail (the original clips nothing)."""
     if streams == "both":
         return clip((result.stdout + result.stderr).strip() or "(no output)", OUTPUT_LIMIT)
     succeeded = result.returncode == 0 and not result.timed_out
     text = result.stdout if succeeded else result.stderr
     if succeeded and not text.strip():
         text = result.stderr
-    return text.strip() or "(no output)"
+    return _capped(text.strip()) or "(no output)"
 
 
 def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | None = None,

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SEED = 20200501
+from pytest_mlab.taskkit.secret import secret_rng
+
 N_NODES = 6000
 N_CLASSES = 20
 N_FEATURES = 64
@@ -77,7 +78,7 @@ def _citations(rng: np.random.Generator, labels: np.ndarray) -> np.ndarray:
 
 
 def prepare(public: Path, private: Path) -> None:
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("citation-graph")
     years = _years(rng)
     labels = _classes(rng, years)
     features = _features(rng, labels)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-SEED = 20230510
+from pytest_mlab.taskkit.secret import secret_rng
+
 SIZE = 64
 N_TRAIN = 1200
 N_TEST = 400
@@ -103,7 +104,7 @@ def _frames(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prepare(public: Path, private: Path) -> None:
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("contrails")
     ids = rng.choice(np.arange(100_000, 1_000_000), size=N_TRAIN + N_TEST, replace=False)
     train_images, train_masks = _frames(rng, N_TRAIN)
     test_images, test_masks = _frames(rng, N_TEST)

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.secret import secret_rng
 from pytest_mlab.taskkit.splits import write_csv_split
 
-SEED = 2022
 N_TRAIN, N_TEST = 3000, 1000
 TARGETS = ["cohesion", "syntax", "vocabulary", "phraseology", "grammar", "conventions"]
 COH, SYN, VOC, PHR, GRA, CON = range(6)
@@ -43,7 +43,7 @@ WORD = re.compile(r"[a-z]+")
 
 def prepare(public: Path, private: Path) -> None:
     lexicon = _lexicon(_kjv())
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("essay-scoring")
     n = N_TRAIN + N_TEST
     correlation = np.full((6, 6), TRAIT_CORRELATION) + (1 - TRAIT_CORRELATION) * np.eye(6)
     # Through the Cholesky factor, which is unique: multivariate_normal factors by SVD, and

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pytest_mlab.taskkit.secret import secret_rng
 from pytest_mlab.taskkit.sources import load_fashion_mnist
 
-SEED = 20170825
 N_TRAIN = 6000
 N_TEST = 2000
 
@@ -21,7 +21,7 @@ N_TEST = 2000
 def prepare(public: Path, private: Path) -> None:
     train_images, train_labels = load_fashion_mnist("train")
     test_images, test_labels = load_fashion_mnist("t10k")
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("fashion-cnn")
     train = rng.permutation(len(train_labels))[:N_TRAIN]
     test = rng.permutation(len(test_labels))[:N_TEST]
     ids = np.arange(1, N_TEST + 1)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pytest_mlab.taskkit.secret import secret_rng
 from pytest_mlab.taskkit.sources import load_fashion_mnist
 
-SEED = 20231007
 N_TRAIN = 4000
 N_TEST = 1500
 N_CLASSES = 10
@@ -48,7 +48,7 @@ def compose(
 def prepare(public: Path, private: Path) -> None:
     train_images, train_labels = load_fashion_mnist("train")
     test_images, test_labels = load_fashion_mnist("t10k")
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("fashion-multilabel")
     x_train, y_train = compose(rng, train_images, train_labels, N_TRAIN)
     x_test, y_test = compose(rng, test_images, test_labels, N_TEST)
     ids = np.arange(1, N_TEST + 1)

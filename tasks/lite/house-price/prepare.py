@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_mlab.taskkit.secret import secret_seed
 from pytest_mlab.taskkit.sources import require_module
 from pytest_mlab.taskkit.splits import hold_out, shuffle_and_number, write_csv_split
 
-SEED = 20110601
 TEST_FRACTION = 0.2
 TARGET = "price"
 # Row numbers and parcel ids identify a house and follow the original file's
@@ -26,5 +26,6 @@ def prepare(public: Path, private: Path) -> None:
         # The bundled copy has values such as "WD " with a trailing blank.
         data[column] = data[column].str.strip()
 
-    train, test = hold_out(shuffle_and_number(data, SEED, "Id"), TEST_FRACTION)
+    shuffled = shuffle_and_number(data, secret_seed("house-price"), "Id")
+    train, test = hold_out(shuffled, TEST_FRACTION)
     write_csv_split(public, private, train, test, "Id", [TARGET])

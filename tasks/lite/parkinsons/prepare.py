@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SEED = 20230216
+from pytest_mlab.taskkit.secret import secret_rng
+
 N_PATIENTS = 600
 TEST_FRACTION = 0.3
 MONTHS = [0, 6, 12, 18, 24, 36, 48, 60]
@@ -38,7 +39,7 @@ PROTEINS = [f"P{i + 1:02d}" for i in range(N_PROTEINS)]
 
 
 def prepare(public: Path, private: Path) -> None:
-    rng = np.random.default_rng(SEED)
+    rng = secret_rng("parkinsons")
     patients, proteins = _patients(rng), rng.normal(size=(N_PATIENTS, N_PROTEINS))
     visits, measured = _visits(rng, patients, proteins, _rate(proteins, patients["age"]))
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_mlab.taskkit.secret import secret_seed
 from pytest_mlab.taskkit.sources import require_module
 from pytest_mlab.taskkit.splits import shuffle_and_number, write_csv_split
-
-SEED = 20121001
 
 
 def prepare(public: Path, private: Path) -> None:
@@ -23,5 +22,5 @@ def prepare(public: Path, private: Path) -> None:
     test = test.rename(columns={"score": "label"})[["review", "label"]]
 
     # The bundled test file may follow an order tied to the labels; ids must not.
-    test = shuffle_and_number(test, SEED, "id")
+    test = shuffle_and_number(test, secret_seed("review-sentiment"), "id")
     write_csv_split(public, private, train, test, "id", ["label"])

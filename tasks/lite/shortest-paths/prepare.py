@@ -1,36 +1,65 @@
-"""Draw seeded random road networks and their all-pairs shortest-path predecessors.
+"""Draw random road networks and their all-pairs shortest-path predecessors.
 
 Each graph is connected and undirected: a random spanning tree plus random extra roads.
-Every road has six anonymous measurements in [0, 1]; its travel cost is a fixed
-function of four of them that is not published, so the routes can only be found by
-learning that function from the training graphs and their answers. The targets come
-from Floyd-Warshall on those costs.
+Every road has six anonymous measurements in [0, 1]; its travel cost is a function of
+four of them, drawn from the data key: which four, and their weights, are not published,
+so the routes can only be found by learning that function from the training graphs and
+their answers. The targets come from Floyd-Warshall on those costs.
 Training graphs have 8 to 16 nodes; the hidden test graphs have 24 to 32, so a model
 must generalise to larger graphs than it has seen, as in the CLRS benchmark.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from scipy.sparse.csgraph import floyd_warshall
 
-SEED = 20220601
+from pytest_mlab.taskkit.secret import secret_rng
+
 N_TRAIN, TRAIN_SIZES = 1000, (8, 16)
 N_TEST, TEST_SIZES = 100, (24, 32)
 EXTRA_EDGE_PROBABILITY = (0.05, 0.3)
 N_FEATURES = 6
 
 
-def edge_cost(measurements: np.ndarray) -> np.ndarray:
-    """The hidden travel cost of roads with measurements (..., 6); the last two do not matter.
+class HiddenCost:
+    """exp(a * x[raises] - b * x[lowers] + c * x[p] * x[q]); the other two do not matter.
 
-    The first raises the cost up to twelvefold and the second lowers it, so neither one
-    measurement, nor their sum, nor the number of roads says which route is cheapest.
+    ``raises`` makes a road up to about twelvefold dearer and ``lowers`` cheaper, so neither
+    one measurement, nor their sum, nor the number of roads says which route is cheapest.
     """
-    x = measurements
-    return np.asarray(np.exp(2.5 * x[..., 0] - 1.5 * x[..., 1] + x[..., 2] * x[..., 3]))
+
+    # Not a dataclass: the harness loads this file as a module that sys.modules lacks.
+    def __init__(self, columns: tuple[int, int, int, int],
+                 weights: tuple[float, float, float]) -> None:
+        self.columns = columns
+        """raises, lowers, p, q."""
+        self.weights = weights
+        """a, b, c."""
+
+    def __call__(self, measurements: np.ndarray) -> np.ndarray:
+        x, (up, down, p, q), (a, b, c) = measurements, self.columns, self.weights
+        return np.asarray(np.exp(a * x[..., up] - b * x[..., down] + c * x[..., p] * x[..., q]))
+
+
+REFERENCE_COST = HiddenCost((0, 1, 2, 3), (2.5, 1.5, 1.0))
+"""The family's middle member, on the first four columns: for tests of its character."""
+
+
+def draw_cost(rng: np.random.Generator) -> HiddenCost:
+    """A member of the family: four of the six columns, and weights around the reference's."""
+    up, down, p, q = (int(c) for c in rng.permutation(N_FEATURES)[:4])
+    weights = (rng.uniform(2.0, 3.0), rng.uniform(1.0, 2.0), rng.uniform(0.75, 1.25))
+    return HiddenCost((up, down, p, q), (float(weights[0]), float(weights[1]),
+                                         float(weights[2])))
+
+
+def edge_cost(measurements: np.ndarray) -> np.ndarray:
+    """The reference member's cost of roads with measurements (..., 6)."""
+    return REFERENCE_COST(measurements)
 
 
 def shortest_path_predecessors(cost: np.ndarray) -> np.ndarray:
@@ -62,8 +91,12 @@ def random_graph(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarr
     return adjacency, np.where(adjacency[..., None], measurements, 0.0).astype(np.float32)
 
 
-def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[str, np.ndarray]:
-    """`count` graphs padded to the largest size; padding is False, 0 and -1."""
+def draw(
+    rng: np.random.Generator, count: int, sizes: tuple[int, int],
+    cost: Callable[[np.ndarray], np.ndarray] = edge_cost,
+) -> dict[str, np.ndarray]:
+    """`count` graphs padded to the largest size, routed under ``cost``; padding is False,
+    0 and -1."""
     size = sizes[1]
     n_nodes = rng.integers(sizes[0], sizes[1] + 1, count)
     adjacency = np.zeros((count, size, size), dtype=bool)
@@ -73,8 +106,8 @@ def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[s
         adjacency[g, :n, :n], measurements[g, :n, :n] = random_graph(rng, n)
         # The cost is computed from the float32 measurements as published.
         roads = measurements[g, :n, :n].astype(np.float64)
-        cost = np.where(adjacency[g, :n, :n], edge_cost(roads), np.inf)
-        predecessors[g, :n, :n] = shortest_path_predecessors(cost)
+        weights = np.where(adjacency[g, :n, :n], cost(roads), np.inf)
+        predecessors[g, :n, :n] = shortest_path_predecessors(weights)
     return {
         "n_nodes": n_nodes,
         "adjacency": adjacency,
@@ -84,9 +117,10 @@ def draw(rng: np.random.Generator, count: int, sizes: tuple[int, int]) -> dict[s
 
 
 def prepare(public: Path, private: Path) -> None:
-    rng = np.random.default_rng(SEED)
-    train = draw(rng, N_TRAIN, TRAIN_SIZES)
-    test = draw(rng, N_TEST, TEST_SIZES)
+    rng = secret_rng("shortest-paths")
+    cost = draw_cost(rng)
+    train = draw(rng, N_TRAIN, TRAIN_SIZES, cost)
+    test = draw(rng, N_TEST, TEST_SIZES, cost)
     public.mkdir(parents=True, exist_ok=True)
     private.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(

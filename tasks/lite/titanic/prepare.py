@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 
 from pytest_mlab import TaskUnavailable
+from pytest_mlab.taskkit.secret import secret_seed
 from pytest_mlab.taskkit.sources import require_module
 from pytest_mlab.taskkit.splits import hold_out, shuffle_and_number, write_csv_split
 
-SEED = 19120415
 TEST_FRACTION = 0.3
 TARGET = "Survived"
 
@@ -48,5 +48,6 @@ def prepare(public: Path, private: Path) -> None:
             TARGET: (passengers["survived"] == "survived").astype(int),
         }
     )
-    train, test = hold_out(shuffle_and_number(data, SEED, "PassengerId"), TEST_FRACTION)
+    shuffled = shuffle_and_number(data, secret_seed("titanic"), "PassengerId")
+    train, test = hold_out(shuffled, TEST_FRACTION)
     write_csv_split(public, private, train, test, "PassengerId", [TARGET])

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import torch
 from graph import load_graph, seed_torch, write_submission
+from threadpoolctl import threadpool_limits
 from torch import nn
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 EPOCHS = 10
 BATCH_SIZE = 256

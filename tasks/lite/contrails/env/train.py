@@ -17,7 +17,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 import torch
 from frames import dice
+from threadpoolctl import threadpool_limits
 from torch import nn
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 EPOCHS = 8
 BATCH = 32

@@ -22,7 +22,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from frames import dice, ridge_kernels
+from threadpoolctl import threadpool_limits
 from torch import nn
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 VALIDATION = 200
 EPOCHS = 5

@@ -14,6 +14,11 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 TARGETS = ["cohesion", "syntax", "vocabulary", "phraseology", "grammar", "conventions"]
 

@@ -16,8 +16,8 @@ import torch
 
 def seed_torch() -> None:
     """Seed torch from MLAB_SEED, which the harness sets so that repeated runs show the
-    spread of the result. Torch sizes its thread pool from OMP_NUM_THREADS, which the
-    harness sets to the cores the run holds."""
+    spread of the result (the scripts fix torch to one thread, whatever cores the run
+    holds, so that the seed alone decides the score)."""
     torch.manual_seed(int(os.environ.get("MLAB_SEED", "0")))
 
 

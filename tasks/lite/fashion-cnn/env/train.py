@@ -10,7 +10,14 @@ from fashion import load_images, seed_torch, write_submission  # first: OpenMP s
 
 # isort: split
 import torch
+from threadpoolctl import threadpool_limits
 from torch import nn
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 EPOCHS = 6
 BATCH_SIZE = 64

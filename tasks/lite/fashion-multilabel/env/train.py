@@ -12,8 +12,15 @@ import numpy as np
 import torch
 from scenes import N_CLASSES, seed_torch, write_submission
 from sklearn.metrics import average_precision_score
+from threadpoolctl import threadpool_limits
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 EPOCHS = 3
 BATCH_SIZE = 64

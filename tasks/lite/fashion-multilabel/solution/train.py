@@ -15,8 +15,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from scenes import N_CLASSES, seed_torch, write_submission
+from threadpoolctl import threadpool_limits
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
 
 EPOCHS = 5
 BATCH_SIZE = 64

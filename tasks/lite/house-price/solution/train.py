@@ -20,6 +20,10 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
+
 # Many shallow trees, each a small step, regularised against the few large houses.
 TREE_SETTINGS = {
     "max_iter": 500,
@@ -102,9 +106,6 @@ class Blend:
 
 
 def main() -> None:
-    # Gradient boosting's OpenMP threads can stall for minutes when other jobs share
-    # the cores; one thread is as fast on two cores and always predictable.
-    threadpool_limits(limits=1)
     train = pd.read_csv("train.csv")
     test = pd.read_csv("test.csv")
     x, price = features(train), train["price"]

@@ -14,7 +14,12 @@ import os
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LinearRegression
+from threadpoolctl import threadpool_limits
 from visits import HISTORY_MONTHS, TARGETS, first_year, print_validation, write_submission
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 
 class LastPlusTrend:

@@ -14,6 +14,11 @@ import os
 
 import numpy as np
 from graphs import Graphs, accuracy, load, routes, subset
+from threadpoolctl import threadpool_limits
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 SEED = int(os.environ.get("MLAB_SEED", "0"))
 VALID_SHARE = 0.2

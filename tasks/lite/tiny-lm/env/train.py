@@ -14,6 +14,11 @@ import lm
 import numpy as np
 from evaluate import bits_per_char
 from numpy.lib.stride_tricks import sliding_window_view
+from threadpoolctl import threadpool_limits
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 ORDER = 3  # the model sees the previous ORDER - 1 characters
 ADD_K = 1.0  # pseudo-count added to every (context, next character) pair

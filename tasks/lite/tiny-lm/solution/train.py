@@ -14,6 +14,11 @@ from pathlib import Path
 import lm
 import numpy as np
 from evaluate import bits_per_char
+from threadpoolctl import threadpool_limits
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 ORDER = 9  # 96**9 still fits the int64 keys
 

@@ -15,6 +15,11 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from submission import write_submission
+from threadpoolctl import threadpool_limits
+
+# One thread, whatever cores the run holds, so that a seed gives one score: with two,
+# sums split across threads add up in another order (1 core under -n 2, 2 serially).
+threadpool_limits(limits=1)
 
 FEATURES = ["Pclass", "Female", "Age", "SibSp", "Parch"]
 
