@@ -104,6 +104,9 @@ class DockerSandbox:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
+            # The trial's folders (its python's, an agent's tools) before the container's.
+            if spec.environment.get("PATH"):
+                self.environment["PATH"] = f"{spec.environment['PATH']}:{CONTAINER_ENV['PATH']}"
         else:
             # The image's own PATH finds its Python (a virtual environment, say).
             del self.environment["PATH"]

@@ -52,18 +52,19 @@ def odd_agents(task_tree: Callable[..., Path], pytester: pytest.Pytester) -> Ite
 def test_odd_workspace_contents_end_in_a_verdict_and_an_escaped_report(
     pytester: pytest.Pytester, task_tree: Callable[..., Path], odd_agents: None,
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
+    kind_args: list[str], sandbox_kind: str,
 ) -> None:
     manifest = task_tree("probe") / "task.toml"
     # Scored by a timing scorer; the odd things lie beside the submission, not in it.
     manifest.write_text(manifest.read_text().replace(
         'submission = ["**"]', 'submission = ["submission.csv", "train.py"]'))
     run = pytester.runpytest("tasks", "--agent=odd_agents:EverythingAgent",
-                             "--mlab-isolation=bwrap", *mlab_args)
+                             *kind_args, *mlab_args)
     (record,) = read_results()
     assert record["outcome"] in ("passed", "failed"), record["message"]
     assert re.fullmatch(r"probe: mae=[\d.]+ is [-\d.]+% better than baseline [\d.]+ "
                         r"\(needed [\d.]+%\)", record["message"]), record["message"]
-    assert record["isolation"] == "bwrap"
+    assert record["isolation"] == sandbox_kind
     results, page = _run_files(pytester)
     _no_raw(results, page, run.stdout.str(), run.stderr.str())
     # The step that made them shows each odd name, escaped.
@@ -94,11 +95,10 @@ def test_odd_workspace_contents_end_in_a_verdict_and_an_escaped_report(
 def test_a_submission_holding_an_odd_name_is_invalid_with_one_sentence(
     pytester: pytest.Pytester, task_tree: Callable[..., Path], odd_agents: None,
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
-    agent: str, sentence: str,
+    agent: str, sentence: str, kind_args: list[str],
 ) -> None:
     task_tree("probe")  # everything the agent writes is scored, by a timing scorer
-    run = pytester.runpytest("tasks", f"--agent=odd_agents:{agent}", "--mlab-isolation=bwrap",
-                             *mlab_args)
+    run = pytester.runpytest("tasks", f"--agent=odd_agents:{agent}", *kind_args, *mlab_args)
     run.assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["outcome"] == "failed"
