@@ -67,6 +67,10 @@ class FakeAPI:
                     environment: dict[str, str]) -> dict[str, str]:
         (container,) = [c for c in self.containers.started if c.id == container_id]
         exec_id = f"exec-{next(_ids)}"
+        # It runs on the host: an argument naming a path bound in the container (the
+        # sandbox's launcher) names the host's file instead.
+        binds = {bind["bind"]: host for host, bind in container.kwargs["volumes"].items()}
+        command = [binds.get(arg, arg) for arg in command]
         self.execs[exec_id] = {"argv": command, "cwd": container.host_path(workdir),
                                "env": environment, "code": None}
         return {"Id": exec_id}
