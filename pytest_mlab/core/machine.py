@@ -55,7 +55,11 @@ def _blas() -> tuple[str, str]:
         from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
     except ImportError:
         return "-", "-"
-    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    # numpy's own: which other BLAS libraries (scipy's, torch's) are listed depends on
+    # what the process happened to import first.
+    pools = sorted((p for p in threadpool_info() if p.get("user_api") == "blas"),
+                   key=lambda p: ("numpy" not in str(p.get("filepath", "")),
+                                  str(p.get("filepath", ""))))
     if not pools:
         return "-", "-"
     pool = pools[0]

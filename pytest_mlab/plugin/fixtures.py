@@ -31,7 +31,6 @@ from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
-from pytest_mlab.sandbox.python_bin import python_bin
 from pytest_mlab.sandbox.spec import SandboxAdditions
 from pytest_mlab.trial.baseline import measure_starter, measured_baseline, measured_path
 from pytest_mlab.trial.cpus import lease_cores
@@ -54,7 +53,6 @@ def _scoring(
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
         seed=seed, cpus=cpus,
         prepared=prepared_root(task, settings.cache_dir, settings.data_key),
-        python_bin=python_bin(settings.cache_dir),
     )
     return ScoringSandbox(settings.sandbox, spec)
 
@@ -197,8 +195,7 @@ def mlab_sandbox(
     sandbox: Sandbox = pytestconfig.hook.pytest_mlab_make_sandbox(
         config=pytestconfig, task=mlab_trial_spec.task, workspace=mlab_workspace,
         gpus=mlab_gpu, seed=mlab_trial_spec.mlab_seed, cpus=mlab_cpus,
-        additions=sandbox_additions(mlab_gateway, mlab_agent_venv,
-                                    python_bin(pytestconfig.stash[SETTINGS_KEY].cache_dir)),
+        additions=sandbox_additions(mlab_gateway, mlab_agent_venv),
     )
     try:
         yield sandbox

@@ -8,7 +8,6 @@ trial's sandbox, never in its scorer's.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,18 +24,13 @@ from pytest_mlab.trial.agent_venv import agent_venv_dir, venv_python
 from pytest_mlab.trial.spec import TrialSpec
 
 
-def sandbox_additions(gateway: Gateway | None, venv: Path | None,
-                      python_bin: Path) -> SandboxAdditions | None:
-    """The gateway's variables and mounts, and the agent's environment, read-only, its
-    tools on PATH after ``python_bin`` (the trial's ``python``): an agent's own python and
-    pip would run the agent's experiments without the task's libraries."""
+def sandbox_additions(gateway: Gateway | None, venv: Path | None) -> SandboxAdditions | None:
     if gateway is None and venv is None:
         return None
     environment = gateway.environment() if gateway is not None else {}
     mounts = gateway.mounts() if gateway is not None else ()
     if venv is not None:
         mounts = (*mounts, (str(venv), str(venv)))
-        environment = environment | {"PATH": f"{python_bin}{os.pathsep}{venv / 'bin'}"}
     return SandboxAdditions(environment, mounts)
 
 

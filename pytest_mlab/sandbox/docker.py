@@ -104,9 +104,6 @@ class DockerSandbox:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
-            # The trial's folders (its python's, an agent's tools) before the container's.
-            if spec.environment.get("PATH"):
-                self.environment["PATH"] = f"{spec.environment['PATH']}:{CONTAINER_ENV['PATH']}"
         else:
             # The image's own PATH finds its Python (a virtual environment, say).
             del self.environment["PATH"]
@@ -175,12 +172,12 @@ class DockerSandbox:
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
-        self._still_running(argv[0])
         try:
             code = api.exec_inspect(exec_id).get("ExitCode")
-        except Exception as exc:  # the container may go between the check and this
+        except Exception as exc:  # the container went, and the exec with it
             self._still_running(argv[0])
             raise SandboxError(f"could not read how {argv[0]} ended: {exc}") from None
+        self._still_running(argv[0])
         returncode = -9 if code is None else int(code)
         stopped_by = stopped_by or broken()
         return ExecResult(

@@ -7,7 +7,6 @@ sandbox's own settings and the trial's variables (leased GPUs, seed) on top.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 PASSED_THROUGH = (
@@ -40,11 +39,6 @@ def thread_environ(cores: int) -> dict[str, str]:
 def sandbox_environ(
     host: Mapping[str, str], trial: Mapping[str, str], *, home: str
 ) -> dict[str, str]:
-    """The allowlisted part of ``host``, the sandbox's settings, then ``trial``'s own. A
-    PATH of the trial's (the folder its ``python`` is in, an agent's tools) goes before the
-    user's, which stays for the programs it finds."""
+    """The allowlisted part of ``host``, the sandbox's settings, then ``trial``'s own."""
     kept = {name: host[name] for name in PASSED_THROUGH if name in host}
-    environ = kept | SANDBOX_ENV | {"HOME": home, "TMPDIR": "/tmp"} | dict(trial)
-    if trial.get("PATH"):
-        environ["PATH"] = f"{trial['PATH']}{os.pathsep}{host.get('PATH') or os.defpath}"
-    return environ
+    return kept | SANDBOX_ENV | {"HOME": home, "TMPDIR": "/tmp"} | dict(trial)

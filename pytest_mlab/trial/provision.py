@@ -15,10 +15,9 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
     isolation: str, image: str, run_id: str, seed: int, prepared: Path,
-    cpus: tuple[int, ...] = (), python_bin: Path | None = None,
+    cpus: tuple[int, ...] = (),
 ) -> SandboxSpec:
-    """``prepared``: the task's prepared data, which may hold folders its sandboxes mount;
-    ``python_bin``: the folder whose ``python`` is the trial's interpreter (first on PATH)."""
+    """``prepared``: the task's prepared data, which may hold folders its sandboxes mount."""
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
@@ -28,16 +27,13 @@ def sandbox_spec(
     mounts = task.data_mounts(prepared)
     if startup:
         mounts = ((str(startup), str(startup)), *mounts)
-    if python_bin is not None:
-        mounts = ((str(python_bin), str(python_bin)), *mounts)
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
         # An empty CUDA_VISIBLE_DEVICES hides every GPU the trial did not lease.
         environment={"CUDA_VISIBLE_DEVICES": ",".join(gpus), "MLAB_SEED": str(seed),
                      **(thread_environ(len(cpus)) if cpus else {}),
-                     **({"PYTHONPATH": str(startup)} if startup else {}),
-                     **({"PATH": str(python_bin)} if python_bin else {})},
+                     **({"PYTHONPATH": str(startup)} if startup else {})},
         run_id=run_id, isolation=isolation, image=image,
         mounts=mounts,
     )
