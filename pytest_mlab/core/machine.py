@@ -41,7 +41,8 @@ def _cpuinfo() -> tuple[str, str]:
     return model, hashlib.sha256(flags.encode()).hexdigest()[:12]
 
 
-def _version(package: str) -> str:
+def package_version(package: str) -> str:
+    """The installed version of ``package``, or "-"."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -74,7 +75,8 @@ def machine_facts() -> dict[str, str]:
     blas, threads = _blas()
     return {
         "machine": machine_id(), "cpu_model": model, "cpu_flags": flags, "blas": blas,
-        "blas_threads": threads, "numpy": _version("numpy"), "torch": _version("torch"),
+        "blas_threads": threads, "numpy": package_version("numpy"),
+        "torch": package_version("torch"),
     }
 
 

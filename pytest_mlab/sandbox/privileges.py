@@ -64,7 +64,6 @@ SYSCALLS: dict[str, tuple[int, dict[str, int]]] = {
         "delete_module": 106, "clone": 220, "clone3": 435,
     }),
 }
-SUPPORTED = tuple(SYSCALLS)
 
 # Classic BPF over struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}.
 _LD_ABS, _JEQ, _JSET, _RET = 0x20, 0x15, 0x45, 0x06
