@@ -34,10 +34,10 @@ def _own_path(controller: str) -> str:
 
 def _v2_parent() -> Path | None:
     """Where a v2 child group with memory and pids can be made, if anywhere."""
-    own = next((line.split(":", 2)[2] for line in _read(Path("/proc/self/cgroup")).splitlines()
-                if line.startswith("0::")), None)
+    lines = read_or_empty("/proc/self/cgroup").splitlines()
+    own = next((line.split(":", 2)[2] for line in lines if line.startswith("0::")), None)
     for parent in (CGROUP_ROOT / (own or "/").lstrip("/"), CGROUP_ROOT):
-        enabled = _read(parent / "cgroup.subtree_control").split()
+        enabled = read_or_empty(parent / "cgroup.subtree_control").split()
         if {"memory", "pids"} <= set(enabled) and os.access(parent, os.W_OK):
             return parent
     return None
@@ -52,9 +52,10 @@ def event_count(text: str, key: str) -> int:
     return 0
 
 
-def _read(path: Path) -> str:
+def read_or_empty(path: Path | str) -> str:
+    """The text of ``path``; empty where it cannot be read (a controller not there)."""
     try:
-        return path.read_text()
+        return Path(path).read_text()
     except OSError:
         return ""
 
@@ -116,7 +117,7 @@ class TrialCgroup:
             (group / "cgroup.procs").write_text(pid)
 
     def pids(self) -> list[int]:
-        return [int(pid) for pid in _read(self.groups[-1] / "cgroup.procs").split()]
+        return [int(pid) for pid in read_or_empty(self.groups[-1] / "cgroup.procs").split()]
 
     def kill_all(self) -> None:
         """SIGKILL every process in the groups until none is left."""
@@ -133,8 +134,8 @@ class TrialCgroup:
         """How many processes the kernel has killed for the memory limit so far, and how
         many forks it has refused for the process limit."""
         memory = self.groups[0] / ("memory.events" if self.v2 else "memory.oom_control")
-        return (event_count(_read(memory), "oom_kill"),
-                event_count(_read(self.groups[-1] / "pids.events"), "max"))
+        return (event_count(read_or_empty(memory), "oom_kill"),
+                event_count(read_or_empty(self.groups[-1] / "pids.events"), "max"))
 
     def close(self) -> None:
         self.kill_all()

@@ -26,7 +26,7 @@ from pytest_mlab.sandbox import privileges
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
 from pytest_mlab.sandbox.capture import Stream, wait_watching
-from pytest_mlab.sandbox.cgroups import event_count
+from pytest_mlab.sandbox.cgroups import event_count, read_or_empty
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
 from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.harness_code import refuse_code_in
@@ -47,6 +47,7 @@ CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG":
 KEEPER = ["/bin/sh", "-c", "while :; do sleep 1; done"]
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
+_SETTLE_SECONDS = 3.0  # a removed container's processes die before the engine says so
 _KILL_SECONDS = 10.0
 """How long the leftovers of a script may take to go."""
 
@@ -177,8 +178,9 @@ class DockerSandbox:
         except Exception as exc:  # the container went, and the exec with it
             self._still_running(argv[0])
             raise SandboxError(f"could not read how {argv[0]} ended: {exc}") from None
-        self._still_running(argv[0])
         returncode = -9 if code is None else int(code)
+        killed = returncode in (137, -9) and elapsed < seconds  # not by its timeout
+        self._still_running(argv[0], _SETTLE_SECONDS if killed else 0.0)
         stopped_by = stopped_by or broken()
         return ExecResult(
             stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
@@ -201,18 +203,24 @@ class DockerSandbox:
             raise SandboxError(f"could not start the docker client: {exc}") from None
         return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._events()))
 
-    def _still_running(self, program: str) -> None:
+    def _still_running(self, program: str, settle: float = 0.0) -> None:
         """Raise if the container went while ``program`` ran: what killed it was not the
-        trial's doing, so it must not read as the agent's failure."""
-        try:
-            self.container.reload()
-            status = self.container.status
-        except Exception as exc:
-            status = "removed" if getattr(exc, "status_code", None) == 404 else f"unknown: {exc}"
+        trial's doing, so it must not read as the agent's failure; it must run on for
+        ``settle`` seconds to count as there."""
+        deadline = time.monotonic() + settle
+        while (status := self._status()) == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
         if status != "running":
             raise SandboxError(f"the trial's container {self.container.short_id} went while "
                                f"{program} ran ({status}): something outside the trial "
                                "removed or stopped it")
+
+    def _status(self) -> str:
+        try:
+            self.container.reload()
+            return str(self.container.status)
+        except Exception as exc:
+            return "removed" if getattr(exc, "status_code", None) == 404 else f"unknown: {exc}"
 
     def _limits_since(self, before: tuple[int, int]) -> Check:
         """What says, in words, that a program started when the container's cgroup
@@ -240,8 +248,8 @@ class DockerSandbox:
                   *(f"{group}/memory.events" for group in v2))
         pids = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.events",
                 *(f"{group}/pids.events" for group in v2))
-        return (max(event_count(_read(path), "oom_kill") for path in memory),
-                max(event_count(_read(path), "max") for path in pids))
+        return (max(event_count(read_or_empty(path), "oom_kill") for path in memory),
+                max(event_count(read_or_empty(path), "max") for path in pids))
 
     def interrupt(self, reason: str) -> None:
         """Stop the running script, and any later one within a second (another thread
@@ -267,19 +275,12 @@ class DockerSandbox:
         paths = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.current",
                  f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/pids.current",
                  f"/sys/fs/cgroup/docker/{cid}/pids.current")
-        counts = [_read(path).strip() for path in paths]
+        counts = [read_or_empty(path).strip() for path in paths]
         return max((int(c) for c in counts if c.isdigit()), default=0)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.container.remove(force=True)
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError:
-        return ""
 
 
 def remove_containers(run_id: str, own_only: bool = False) -> None:
