@@ -294,8 +294,12 @@ def test_react_improves_a_lite_task_through_the_loopback_server(
         answer("Execute Script", {"script_name": "train.py"}),
         answer("Final Answer", {"final_answer": "gradient boosting"}),
     ]
-    pytester.runpytest("tasks", *llm_args(server), *mlab_args).assert_outcomes(passed=1)
+    run = pytester.runpytest("tasks", *llm_args(server), *mlab_args)
     (record,) = read_results()
+    # Seen once in CI (the final workspace scored as the starter): what each step saw.
+    steps = [(s["action"], str(s.get("observation", ""))[:300]) for s in trace_of(record)]
+    assert run.parseoutcomes().get("passed") == 1, (record["message"], steps)
+    run.assert_outcomes(passed=1)
     assert [s["action"] for s in trace_of(record)] == [
         "Execute Script", "Edit Script (AI)", "Execute Script", "Final Answer"]
     assert record["improvement"] > 0.1
