@@ -6,7 +6,6 @@ trace, and the workspace it leaves is scored like any other.
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, ClassVar
 
 from pytest_mlab.core.text import clip
@@ -41,7 +40,8 @@ class CommandAgent:
 class LLMCommandAgent(ExternalAgent):
     """The command agent given a model (``--agent=command --llm=MODEL``): the command
     finds it through the trial's gateway, and its own installation, if it brings one
-    (--mlab-agent-venv), read-only in the sandbox."""
+    (--mlab-agent-venv), read-only in the sandbox, its tools on PATH after the trial's
+    ``python``."""
 
     def __init__(self, context: AgentContext) -> None:
         super().__init__(context)
@@ -50,5 +50,4 @@ class LLMCommandAgent(ExternalAgent):
         self.command = context.options.command
 
     def command_line(self, env: Environment) -> str:
-        venv = f"PATH={shlex.quote(str(self.venv / 'bin'))}:$PATH; " if self.venv else ""
-        return venv + self.command.replace("{problem}", PROBLEM_FILE)
+        return self.command.replace("{problem}", PROBLEM_FILE)

@@ -10,7 +10,6 @@ raises what ended it.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -58,10 +57,9 @@ class ExternalAgent:
         problem = env.workspace.root / PROBLEM_FILE
         problem.write_text(env.research_problem + "\n", encoding="utf-8")
         try:
-            # `python` in the agent's own commands is the trial's, as for Execute Script.
-            trial_python = shlex.quote(str(Path(sys.executable).parent))
-            command = f"export PATH={trial_python}:$PATH; {self.command_line(env)}"
-            output = env.run_command(self.gateway.wrap(self.python, command))
+            # The sandbox's PATH makes `python` the trial's, its folder first; the agent's
+            # tools come after it.
+            output = env.run_command(self.gateway.wrap(self.python, self.command_line(env)))
         finally:
             problem.unlink(missing_ok=True)
         if self.gateway.ended is not None:

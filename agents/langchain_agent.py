@@ -45,6 +45,7 @@ class LangChainAgent:
     def __init__(self, context: AgentContext) -> None:
         self.retries = context.options.invalid_retries
         self.style = context.options.langchain_style
+        self.long_prompt = context.options.long_prompt
 
     def run(self, env: Environment) -> str:
         if env.llm is None:
@@ -61,8 +62,11 @@ class LangChainAgent:
 
                 return run_react(env, model, actions)
             return self._call_tools(env, model, actions)
-        except PromptTooLong as exc:  # as the original's run, it ends and is scored
-            return f"The prompt grew too long for the model; the agent stopped. {exc}"
+        except PromptTooLong as exc:
+            # The turn ends ("prompt too long"), as the original's run did; it never
+            # retries, and --mlab-long-prompt=fail fails the trial as the original's failed.
+            exc.fails_trial = self.long_prompt == "fail"
+            raise
 
     def _call_tools(self, env: Environment, chat: EnvChatModel, actions: list[Action]) -> str:
         from langchain_core.messages import HumanMessage, SystemMessage

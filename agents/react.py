@@ -5,7 +5,9 @@ that lacks a field or names no known action is asked for again, at no step's cos
 Action Input that cannot be read is shown back to the model, also at no cost. The prompt
 holds the instructions and the last three steps; long observations are summarised by the
 fast model. In retrieval mode every step is summarised into the research log and, after
-the third step, what matters is retrieved from it; both are steps of the environment.
+the third step, what matters is retrieved from it; both are steps of the environment. A
+prompt too long for a model ends the turn ("prompt too long"), by default after one retry
+with older steps dropped.
 docs/paper-parity.md compares it with the original point by point.
 """
 
@@ -15,7 +17,16 @@ import json
 import re
 from typing import Any, ClassVar
 
-from pytest_mlab import Action, AgentContext, Completion, Environment, LLMClient, PromptTooLong
+from pytest_mlab import (
+    Action,
+    AgentContext,
+    Completion,
+    Environment,
+    LLMClient,
+    PromptTooLong,
+    StepLimitReached,
+    TimeLimitReached,
+)
 
 from .react_format import (
     ArgumentError,
@@ -44,6 +55,15 @@ def _tools(actions: list[Action]) -> list[dict[str, Any]]:
             for a in actions]
 
 
+def _check_limits(env: Environment) -> None:
+    """As the original checked before asking for each answer: no model call for a step
+    that could not be taken (a script running at the limit is stopped by its timeout)."""
+    if env.steps_left <= 0:
+        raise StepLimitReached(f"step limit of {env.limits.max_steps} reached")
+    if env.seconds_left <= 0:
+        raise TimeLimitReached(f"time limit of {env.limits.max_time:g}s reached")
+
+
 class ReactAgent:
     """MLAgentBench's research agent (``--agent=react``); ``context.options`` chooses
     retrieval mode, native tool calling, the history and the message layout."""
@@ -61,8 +81,11 @@ class ReactAgent:
             raise RuntimeError("the react agent needs an LLM: run it with --llm MODEL")
         try:
             return self._work(env, env.llm)
-        except PromptTooLong as exc:  # the original's run ended there too, and was scored
-            return f"The prompt grew too long for the model; the agent stopped. {exc}"
+        except PromptTooLong as exc:
+            # The turn ends ("prompt too long"); MLAgentBench's run ended there too, with
+            # no final workspace: with --mlab-long-prompt=fail the trial fails likewise.
+            exc.fails_trial = self.options.long_prompt == "fail"
+            raise
 
     def _work(self, env: Environment, llm: LLMClient) -> str:
         shown = prompt_actions(env, self.options.retrieval)
@@ -71,6 +94,7 @@ class ReactAgent:
         # As the original, the agent stops after as many of its own steps as the
         # environment allows, counting unreadable Action Inputs still in its history.
         while len(self.memories) < env.limits.max_steps:
+            _check_limits(env)
             retrieved = None
             if self.options.retrieval and len(self.memories) > RECENT_STEPS:
                 retrieved = env.execute("Retrieval from Research Log", current_plan="")
@@ -78,7 +102,7 @@ class ReactAgent:
             try:
                 decided = self._decide(llm, env, self._messages(system, body), tools)
             except PromptTooLong:
-                if self.options.long_prompt == "stop":
+                if self.options.long_prompt != "retry":
                     raise
                 # Drop older context and try once more; a second refusal ends the turn.
                 short = DROPPED + history(self.memories[-1:], None, compact=False)
@@ -113,7 +137,9 @@ class ReactAgent:
             try:
                 if tools is not None:
                     return completion.text, self._from_tool_call(completion, env)
-                return completion.text, parse_response(completion.text, env.actions)
+                lenient = self.options.answer_parsing == "lenient"
+                return completion.text, parse_response(completion.text, env.actions,
+                                                       lenient=lenient)
             except Unreadable:
                 last = messages[-1]
                 note = retry_note(tools is not None)
@@ -145,6 +171,7 @@ class ReactAgent:
         else:
             answer = answer_text(decision.fields)
         if args is not None:
+            env.note_thought(answer)
             observation = env.execute(decision.action, **args)
             if len(observation) > LONG_OBSERVATION and env.final_answer is None:
                 observation = summarise_observation(llm, answer, observation)

@@ -1,9 +1,11 @@
 """The research agent's answer format: named fields, and reading them back.
 
-What counts as usable follows MLAgentBench: every field must be there and the action must
-be one the environment knows, or the answer is asked for again (no step is taken). An
-Action Input that cannot be read is not asked for again: the agent is shown why, and that
-costs no step either.
+What counts as usable follows MLAgentBench: every field must be there, each name as written
+and in the order given, and the action must be exactly one the environment knows, or the
+answer is asked for again (no step is taken). ``lenient`` reading (``--mlab-answer-parsing=
+lenient``) also takes fields in any order and case, in markdown bold, and an action name in
+quotes or backticks. An Action Input that cannot be read is not asked for again: the agent
+is shown why, and that costs no step either.
 """
 
 from __future__ import annotations
@@ -42,11 +44,41 @@ class Decision:
     """The Action Input as the model wrote it."""
 
 
+def _before_observation(text: str) -> str:
+    """Anything from an "Observation:" line on is the model imagining the result (a stop
+    sequence normally cuts it): dropped."""
+    cut = _OBSERVATION.search(text)
+    return text if cut is None else text[:cut.start()]
+
+
+def fields_in_order(text: str, names: Sequence[str] = FIELDS) -> dict[str, str] | None:
+    """The fields as MLAgentBench reads them: every name exactly as written, then a colon,
+    in the order of ``names``, anywhere in the text; the first name at its first place, each
+    later one at its last place that leaves room for the names after it (what the
+    original's one greedy pattern matched, found here in linear time: that pattern
+    backtracks without end on a long answer full of names). None unless all are there."""
+    text = _before_observation(text)
+    heads = [f"{name}:" for name in names]
+    starts: list[int] = []
+    end = len(text)
+    for head in reversed(heads[1:]):
+        end = text.rfind(head, 0, end)
+        if end < 0:
+            return None
+        starts.insert(0, end)
+    first = text.find(heads[0], 0, end) if heads else -1
+    if first < 0:
+        return None
+    starts.insert(0, first)
+    stops = [*starts[1:], len(text)]
+    return {name: text[start + len(head):stop].strip()
+            for name, head, start, stop in zip(names, heads, starts, stops, strict=True)}
+
+
 def fields_of(text: str, names: Sequence[str] = FIELDS) -> dict[str, str]:
-    """The named fields found in ``text``. Anything from an "Observation:" line on is
-    the model imagining the result (a stop sequence normally cuts it) and is dropped."""
-    if (cut := _OBSERVATION.search(text)) is not None:
-        text = text[:cut.start()]
+    """The named fields found in ``text`` at line starts, in any order and case, markdown
+    bold allowed (lenient reading, and the text of a tool-calling answer)."""
+    text = _before_observation(text)
     matches = list(_FIELD.finditer(text))
     canonical = {name.lower(): name for name in FIELDS}
     found: dict[str, str] = {}
@@ -58,15 +90,21 @@ def fields_of(text: str, names: Sequence[str] = FIELDS) -> dict[str, str]:
     return found
 
 
-def parse_response(text: str, known: Collection[str],
-                   required: Sequence[str] = FIELDS) -> Decision:
+def parse_response(text: str, known: Collection[str], required: Sequence[str] = FIELDS,
+                   *, lenient: bool = False) -> Decision:
     """The decision in ``text``; ``Unreadable`` if a field is missing or the action is
     not one of ``known``."""
-    fields = fields_of(text)
-    missing = [name for name in required if name not in fields]
-    if missing:
-        raise Unreadable(f"the answer has no {', no '.join(missing)}")
-    action = (fields["Action"].splitlines() or [""])[0].strip().strip("`*\"'").strip()
+    if not lenient:
+        found = fields_in_order(text, required)
+        if found is None:
+            raise Unreadable(f"the answer lacks the fields {', '.join(required)}, in order")
+        fields, action = found, found["Action"]
+    else:
+        fields = fields_of(text)
+        missing = [name for name in required if name not in fields]
+        if missing:
+            raise Unreadable(f"the answer has no {', no '.join(missing)}")
+        action = (fields["Action"].splitlines() or [""])[0].strip().strip("`*\"'").strip()
     if action not in known:
         raise Unreadable(f"{action!r} is not an action")
     return Decision(fields, action, fields["Action Input"])

@@ -3,7 +3,9 @@
 ``paper`` history, as MLAgentBench: the last three steps in full (the answer, with the
 plan's ** update marks taken out, and the observation, summarised where it was long), and
 nothing older; in retrieval mode, once more than three steps are done, what was retrieved
-from the research log comes first. ``compact`` adds one line for every older step.
+from the research log comes first. Each step is marked as an earlier turn of the assistant,
+as the original marked it, all within the one prompt. ``compact`` adds one line for every
+older step.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pytest_mlab.core.text import clip
 from .react_format import FIELDS
 
 RECENT_STEPS = 3
+STEP_MARK = "Assistant:"
+"""What precedes each earlier step: the original put Anthropic's assistant-turn marker
+there, as plain text in the one user message (for every provider)."""
 _OLDER_INPUT_LIMIT = 200
 
 
@@ -56,8 +61,7 @@ def tool_answer_text(text: str, action: str, args: dict[str, Any] | str) -> str:
 
 
 def _step(memory: Memory) -> str:
-    return (f"[Your step {memory.number}]\n{memory.answer}\n"
-            f"Observation:\n```\n{memory.observation}\n```")
+    return f"{STEP_MARK}\n{memory.answer}\nObservation:\n```\n{memory.observation}\n```"
 
 
 def history(memories: Sequence[Memory], retrieved: str | None, compact: bool) -> str:

@@ -3,7 +3,9 @@
 The content follows MLAgentBench's research agent, in our own words: the agent starts
 knowing nothing about the problem, keeps a plan and a status it carries over from step to
 step, marks what changed, checks each fact, measures a baseline first, installs nothing,
-and submits once. Each action is shown with its input and with what it returns.
+and submits once. Each action is shown with its description, then, as in the original, a
+usage block: the Action and Action Input lines of an answer that takes it, and what its
+Observation holds (with native tool calling, only its input and what it returns).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ RETURNS = {
     "Python REPL": "what the code printed, or its error messages",
     "Inspect Script Lines": "the requested lines of the script, or an error if it does "
                             "not exist",
-    "Final Answer": "nothing: the task ends",
+    "Final Answer": "nothing: the observation is empty",
     "Understand File": "a description of the relevant content and lines of the file, or an "
                        "error if it does not exist",
     "Edit Script (AI)": "the diff of the edit, which you should check; if it is far from "
@@ -102,8 +104,18 @@ def details(action: Action) -> str:
 
 
 def describe(action: Action) -> str:
-    """One action as the prompt lists it."""
+    """One action as the prompt lists it with native tool calling."""
     return f"- {action.name}: {details(action)}"
+
+
+def usage_block(action: Action) -> str:
+    """One action as the prompt lists it: its description, and an example of the lines of
+    an answer that takes it, with what its observation holds."""
+    returns = RETURNS.get(action.name, "the result of the action")
+    template = usage(action.parameters).replace("\n", "\n  ")
+    return (f"- {action.name}:\n  {action.description}\n  Usage:\n  ```\n"
+            f"  Action: {action.name}\n  Action Input: {template}\n"
+            f"  Observation: [{returns}]\n  ```")
 
 
 def answer_format(tool_calling: bool) -> str:
@@ -118,7 +130,8 @@ def answer_format(tool_calling: bool) -> str:
 
 def instructions(research_problem: str, actions: Sequence[Action], tool_calling: bool) -> str:
     """The instructions, the same for every step of a trial."""
-    tools = "\n\n".join(describe(action) for action in actions)
+    listed = describe if tool_calling else usage_block
+    tools = "\n\n".join(listed(action) for action in actions)
     rules = "\n".join(f"- {rule}" for rule in RULES)
     return (
         "You are a research assistant working on a machine-learning research problem. "

@@ -7,7 +7,7 @@ the step's answer in view, and the block summaries are then merged into one.
 
 from __future__ import annotations
 
-from pytest_mlab import LLMClient
+from pytest_mlab import LLMClient, PromptTooLong
 
 LONG_OBSERVATION = 5_000
 """Longer observations are summarised before the history shows them."""
@@ -52,7 +52,9 @@ _REASONING = "[Reasoning]:"
 
 def log_entry(llm: LLMClient, answer: str, observation: str, attempts: int) -> str:
     """The research-log entry for one step; the fast model is asked again (up to
-    ``attempts`` times) until its entry has the format."""
+    ``attempts`` times) until its entry has the format. As in MLAgentBench, a prompt too
+    long for it is a failed attempt too, and after the last one the entry says that none
+    could be made; a long observation's summary, by contrast, ends the turn."""
     prompt = (f"Here is an action you took and what was observed:\n{answer}\n"
               f"[Observation]:\n```\n{observation}\n```\n"
               "Summarise the action and the observation in this format:\n"
@@ -61,7 +63,10 @@ def log_entry(llm: LLMClient, answer: str, observation: str, attempts: int) -> s
               "[Observation]: every relevant detail of the observation, stated objectively\n"
               + _ONLY_CONFIRMED)
     for _ in range(attempts):
-        text = llm.complete([{"role": "user", "content": prompt}], role="fast").text
+        try:
+            text = llm.complete([{"role": "user", "content": prompt}], role="fast").text
+        except PromptTooLong:
+            continue
         if _REASONING in text:
             return _REASONING + text.split(_REASONING, 1)[1].rstrip()
     return NO_LOG_ENTRY

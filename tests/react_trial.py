@@ -16,6 +16,7 @@ from pytest_mlab.env.actions.options import ActionOptions
 from pytest_mlab.env.workspace import Workspace
 from pytest_mlab.llm import LLMClient, LLMConfig, SamplingChoice
 from pytest_mlab.sandbox import LocalSandbox, SandboxSpec
+from pytest_mlab.trial.act import AgentRun, let_agent_act
 
 PROBLEM = "Make train.py print a higher accuracy."
 STARTER = "print('accuracy: 0.5')\n"
@@ -54,7 +55,7 @@ class Run:
 
 
 def environment(tmp_path: Path, server: LLMServer, *, max_steps: int = 50,
-                main: str = MAIN, sampling: SamplingChoice | None = None,
+                max_time: float = 600.0, main: str = MAIN, sampling: SamplingChoice | None = None,
                 action_options: ActionOptions | None = None,
                 files: dict[str, str] | None = None) -> Environment:
     root = tmp_path / "ws"
@@ -66,20 +67,30 @@ def environment(tmp_path: Path, server: LLMServer, *, max_steps: int = 50,
     return Environment(
         research_problem=PROBLEM, entry="train.py", workspace=Workspace(root, {}),
         sandbox=LocalSandbox(SandboxSpec(root)),
-        limits=TrialLimits(max_steps=max_steps, max_time=600.0, script_timeout=60.0),
+        limits=TrialLimits(max_steps=max_steps, max_time=max_time, script_timeout=60.0),
         llm=LLMClient(config, label="parity"), action_options=action_options,
     )
+
+
+def _react(options: AgentOptions | None) -> Any:
+    from pytest_mlab.agents.react import ReactAgent
+
+    return ReactAgent(AgentContext(task="parity", llm=MAIN, options=options or AgentOptions()))
 
 
 def run_react(tmp_path: Path, server: LLMServer, replies: list[Reply], *,
               options: AgentOptions | None = None, **env_options: Any) -> Run:
     """Script ``replies`` and let the research agent act until it returns."""
-    from pytest_mlab.agents.react import ReactAgent
-
     server.script.replies += replies
     env = environment(tmp_path, server, **env_options)
-    agent = ReactAgent(AgentContext(task="parity", llm=MAIN,
-                                    options=options or AgentOptions()))
     run = Run(env, server)
-    run.result = agent.run(env)
+    run.result = _react(options).run(env)
     return run
+
+
+def react_turn(tmp_path: Path, server: LLMServer, replies: list[Reply], *,
+               options: AgentOptions | None = None, **env_options: Any) -> tuple[AgentRun, Run]:
+    """The research agent's whole turn as a trial takes it: how it ended, and the run."""
+    server.script.replies += replies
+    env = environment(tmp_path, server, **env_options)
+    return let_agent_act(_react(options), env), Run(env, server)

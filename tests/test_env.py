@@ -62,7 +62,7 @@ def test_the_actions_work_and_every_step_is_traced(tmp_path: Path) -> None:
         ("Read File", {"path": "train.py"}, "Read File takes file_name; got path."),
         ("Read File", {"file_name": 3}, "file_name must be a string"),
         ("Write File", {"file_name": "data.csv", "content": ""}, "data.csv is read-only."),
-        ("Execute Script", {"script_name": "data.csv"}, "is not a Python script"),
+        ("Execute Script", {"script_name": "nothing.py"}, "is not a file in the workspace"),
     ],
 )
 def test_invalid_requests_come_back_as_observations(

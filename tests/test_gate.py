@@ -145,7 +145,7 @@ def test_the_tripped_line_names_the_group_and_the_fall() -> None:
     assert report.failures == [
         "gate tripped: titanic/react/gpt-4 success 9/10 -> 4/10 (-50%, p=0.029; limit -10%)"
     ]
-    (success, improvement) = report.comparisons
+    (success, improvement, _, _) = report.comparisons
     assert (success.paired, success.test) == (False, "Fisher")
     assert improvement.p_value is None and improvement.failure is None
     assert comparison_lines(report)[2][1] and "TRIPPED" in comparison_lines(report)[2][0]
@@ -154,7 +154,7 @@ def test_the_tripped_line_names_the_group_and_the_fall() -> None:
 def test_paired_trials_use_only_the_discordant_pairs() -> None:
     before = make_run([True] * 5 + [False] * 5)
     after = make_run([False] * 5 + [False] * 5)
-    (success, _) = compare(before, after, SUCCESS).comparisons
+    (success, *_) = compare(before, after, SUCCESS).comparisons
     assert (success.paired, success.test) == (True, "McNemar")
     assert success.p_value == pytest.approx(1 / 32)
     assert success.failure is not None
@@ -163,7 +163,7 @@ def test_paired_trials_use_only_the_discordant_pairs() -> None:
 def test_a_small_significant_fall_within_the_limit_does_not_trip() -> None:
     before = make_run([True] * 60)
     after = make_run([True] * 55 + [False] * 5)  # -8 points, p = 1/32
-    (success, _) = compare(before, after, SUCCESS).comparisons
+    (success, *_) = compare(before, after, SUCCESS).comparisons
     assert success.p_value is not None and success.p_value < 0.05
     assert success.failure is None
 

@@ -202,17 +202,16 @@ def test_a_missing_key_names_the_variable(
     pytester: pytest.Pytester,
     recorded: Callable[[str], Path],
     mlab_args: list[str],
-    read_results: Callable[[], list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     recorded("guess")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("MLAB_LLM_API_BASE", raising=False)
-    pytester.runpytest("tasks", "--agent=react", "--llm=gpt-4",
-                       *mlab_args).assert_outcomes(errors=1)
-    (record,) = read_results()
-    assert record["error_class"] == "MissingKey"
-    assert "gpt-4 needs OPENAI_API_KEY in the environment" in record["message"]
+    run = pytester.runpytest("tasks", "--agent=react", "--llm=gpt-4", *mlab_args)
+    # Checked before any trial (tests/test_first_contact.py): no trial, no run.
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    run.stderr.fnmatch_lines(["ERROR: --llm gpt-4 needs OPENAI_API_KEY in the environment*"])
+    assert not (pytester.path / "reports").exists()
 
 
 def test_budgets_end_a_trial_and_the_session_cap_starts_no_new_one(

@@ -29,7 +29,8 @@ def test_the_header_shows_each_roles_sampling_and_the_agent_choices(
         "mlab: sampling gpt-4 edit=gpt-4 temperature=0.2 max_output_tokens=4000 "
         "stop='Observation:'",
         "mlab: agents history=paper system-prompt=off invalid-retries=4 retrieval=off "
-        "tool-calling=off langchain-style=react long-prompt=retry script-output=paper "
+        "tool-calling=off langchain-style=react long-prompt=retry answer-parsing=paper "
+        "script-output=paper "
         "understand-limit=whole file",
     ])
 
@@ -42,14 +43,16 @@ def test_options_change_sampling_per_role_and_show_in_the_header(
         "--mlab-temperature=fast=none", "--mlab-max-output-tokens=main=1000,edit=8000",
         "--mlab-stop=END", "--mlab-stop=\\n\\nUser:", "--mlab-history=compact",
         "--mlab-system-prompt", "--mlab-langchain-style=tools", "--mlab-script-output=both",
-        "--mlab-understand-limit=200000", *mlab_args,
+        "--mlab-understand-limit=200000", "--mlab-long-prompt=fail",
+        "--mlab-answer-parsing=lenient", *mlab_args,
     )
     result.stdout.fnmatch_lines([
         "mlab: sampling claude-3-opus main=* temperature=0 max_output_tokens=1000 "
         "stop='END','\\n\\nUser:'",
         "mlab: sampling claude-3-opus fast=* temperature=provider max_output_tokens=2000 *",
         "mlab: sampling claude-3-opus edit=* temperature=0 max_output_tokens=8000 *",
-        "mlab: agents history=compact system-prompt=on * langchain-style=tools long-prompt=retry "
+        "mlab: agents history=compact system-prompt=on * langchain-style=tools long-prompt=fail "
+        "answer-parsing=lenient "
         "script-output=both understand-limit=200000",
     ])
 

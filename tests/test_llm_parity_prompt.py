@@ -45,8 +45,14 @@ def test_the_prompt_is_one_user_message_with_the_originals_content(
     assert "guess or was directly confirmed" in prompt
     shown = [line[2:].split(":")[0] for line in prompt.splitlines() if line.startswith("- ")]
     assert [name for name in shown if name in SHOWN + HIDDEN] == SHOWN
-    assert prompt.count("\n  Returns: ") == len(SHOWN)
-    assert "Returns: the diff of the edit, which you should check" in prompt
+    # Each action's usage block, as the original's: an answer's Action and Action Input
+    # lines, then what its Observation holds.
+    assert prompt.count("\n  Usage:\n  ```\n  Action: ") == len(SHOWN)
+    assert ('- Execute Script:\n  Run a Python script of the workspace and return its '
+            'output') in prompt
+    assert ('  Action: Execute Script\n  Action Input: {\n      "script_name": [a Python '
+            'script, relative to the workspace]\n  }\n  Observation: [what the script '
+            'printed, or its error messages if it failed]\n  ```') in prompt
     assert prompt.rstrip().endswith("Now begin.")
 
 
@@ -68,7 +74,10 @@ def test_paper_history_holds_the_last_three_steps_and_nothing_older(
     assert "Step 1" not in sixth and "Earlier steps" not in sixth
     assert "Now begin." in run.prompt(3) and "Now begin." not in run.prompt(4)
     assert sixth.count("Observation:\n```\ntrain.py\n```") == 3
-    assert "[Your step 5]\nReflection: so far so good\nResearch Plan and Status:" in sixth
+    # Each step is an earlier assistant turn, marked as the original marked it: no number.
+    assert sixth.count("\n\nAssistant:\nReflection: so far so good\nResearch Plan and "
+                       "Status: 1. measure the baseline\nFact Check:") == 3
+    assert "[Your step" not in sixth and "Step 5" not in sixth
 
 
 def test_compact_history_adds_a_line_for_each_older_step(

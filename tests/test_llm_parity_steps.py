@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from llm_server import LLMServer, Reply, say
-from react_trial import answer, environment, run_react
+from react_trial import answer, environment, react_turn, run_react
 
 from pytest_mlab import AgentOptions, StepLimitReached
 from pytest_mlab.env.actions.options import ActionOptions
@@ -110,7 +110,7 @@ def test_retrieval_mode_logs_every_step_and_retrieves_after_the_third(
             "Steps 1-4 only listed files.\n```\nHere are your most recent steps") in fifth
     assert "Now begin." not in fifth
     assert [n for n in range(1, 5) if f"look {n}" in fifth.split("Steps 1-4")[1]] == [2, 3, 4]
-    assert "\n- Reflection: " in run.prompt(0)  # shown in retrieval mode, as the original
+    assert "\n- Reflection:\n" in run.prompt(0)  # shown in retrieval mode, as the original
 
 
 def test_in_retrieval_mode_the_log_steps_count_toward_the_limit(
@@ -227,11 +227,13 @@ def test_a_prompt_too_long_for_a_tool_is_its_observation(
 def test_a_prompt_too_long_for_the_main_model_ends_the_agents_turn(
     tmp_path: Path, server: LLMServer
 ) -> None:
-    # MLAgentBench's way (--mlab-long-prompt=stop): the turn ends there, to be scored.
-    run = run_react(tmp_path, server, [answer("List Files", {"dir_path": "."}), TOO_LONG],
-                    options=AgentOptions(long_prompt="stop"))
-    assert run.result.startswith("The prompt grew too long for the model; the agent stopped.")
+    # --mlab-long-prompt=stop: the turn ends at the first refusal; the workspace is scored.
+    ended, run = react_turn(tmp_path, server, [answer("List Files", {"dir_path": "."}),
+                                               TOO_LONG],
+                            options=AgentOptions(long_prompt="stop"))
+    assert (ended.ended_by, ended.agent_error) == ("prompt too long", None)
     assert run.actions == ["List Files"] and run.env.final_answer is None
+    assert len(server.requests) == 2
 
 
 def test_a_prompt_too_long_is_retried_once_with_older_steps_dropped(
@@ -243,7 +245,28 @@ def test_a_prompt_too_long_is_retried_once_with_older_steps_dropped(
     assert run.actions == ["List Files", "List Files", "Final Answer"]
     retried = run.prompt(3)
     assert "Your earlier steps were dropped from this prompt" in retried
-    assert retried.count("Action: List Files") == 1  # only the last step is shown
-    # A second refusal in a row ends the turn, as in the original.
-    again = run_react(tmp_path / "again", server, [TOO_LONG, TOO_LONG])
-    assert again.result.startswith("The prompt grew too long for the model")
+    assert retried.count("\nAction: List Files") == 1  # only the last step is shown
+    # A second refusal in a row ends the turn, and the workspace is scored.
+    again, _ = react_turn(tmp_path / "again", server, [TOO_LONG, TOO_LONG])
+    assert (again.ended_by, again.agent_error) == ("prompt too long", None)
+
+
+def test_each_step_keeps_the_reasoning_that_chose_it_in_its_trace_line(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    from pytest_mlab.agents.react import ReactAgent
+
+    from pytest_mlab import AgentContext
+    from pytest_mlab.core.trace import Trace, read_trace
+    from pytest_mlab.trial.act import let_agent_act
+
+    server.script.replies += [answer("List Files", {"dir_path": "."}, "look at the files first"),
+                              FINAL]
+    env = environment(tmp_path, server)
+    env.trace = Trace(tmp_path / "trace.jsonl")
+    let_agent_act(ReactAgent(AgentContext(task="parity", llm="gpt-4")), env)
+    listed, final = read_trace(tmp_path / "trace.jsonl")
+    assert "Thought: look at the files first" in listed.thought
+    assert "Research Plan and Status: 1. measure the baseline" in listed.thought
+    assert listed.action == "List Files" and final.action == "Final Answer"
+    assert "Thought: next" in final.thought

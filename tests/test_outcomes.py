@@ -50,7 +50,8 @@ def test_the_baseline_fails_with_one_sentence_with_the_numbers(
 @pytest.mark.parametrize(
     ("agent", "message"),
     [
-        ("GarbageAgent", "guess: invalid submission: submission.txt does not hold a number"),
+        ("GarbageAgent", "guess: the agent ended its turn without a Final Answer; invalid "
+                         "submission: submission.txt does not hold a number"),
         ("CrashingAgent", "guess: the agent raised KeyError: 'plan' after 1 steps"),
     ],
 )
@@ -84,7 +85,7 @@ def test_a_read_only_file_changed_by_a_script_invalidates_the_trial(
     assert record["message"] == "guess: invalid submission: read-only file data.txt was changed"
 
 
-def test_a_limit_ending_the_trial_fails_it(
+def test_a_limit_ending_the_trial_before_any_submission_fails_it(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
@@ -157,7 +158,8 @@ def test_a_conftest_can_override_a_fixture(
     )
     pytester.runpytest("tasks", "--agent=oracle", *mlab_args).assert_outcomes(failed=1)
     (record,) = read_results()
-    assert record["message"] == "guess: invalid submission: submission.txt does not hold a number"
+    assert record["message"] == ("guess: the agent ended its turn without a Final Answer; "
+                                 "invalid submission: submission.txt does not hold a number")
 
 
 def test_a_plugin_can_supply_the_sandbox(

@@ -110,3 +110,38 @@ def test_a_results_file_from_a_future_schema_is_one_sentence_and_exit_2(tmp_path
         rf"pytest-mlab \S+ reads \(up to {SCHEMA_VERSION}\); upgrade pytest-mlab\n", done.stderr,
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_the_png_uses_the_svgs_axis_draws_thresholds_and_keeps_the_legend_outside() -> None:
+    pytest.importorskip("matplotlib", reason="PNG needs: pip install 'pytest-mlab[plot]'")
+    from pytest_mlab.report.figures import improvement_figure, scale_of, thresholds_of
+    from pytest_mlab.report.png import draw
+    from pytest_mlab.report.rows import rows_of
+
+    trials = [_trial(f"task-{n}", "react", 0, 0.05 + 0.02 * n) for n in range(12)]
+    trials += [_trial("llama-inference", "react", 0, 32.0).model_copy(update={"threshold": 3.0}),
+               _trial("review-sentiment", "react", 0, 0.08).model_copy(update={"threshold": 0.05})]
+    figure = improvement_figure(rows_of(trials), thresholds_of(trials))
+    scale = scale_of(figure)
+    canvas = draw(figure)
+    canvas.canvas.draw()
+    (axes,) = canvas.axes
+    assert axes.get_yscale() == "symlog" and scale.kind == "symlog"
+    assert axes.get_ylim() == (scale.low, scale.high)
+    assert [t.get_text() for t in axes.get_yticklabels()] == ["0%", "10%", "100%", "1,000%",
+                                                                "10,000%"]
+    assert axes.get_ylabel() == "improvement (symmetric log)"
+    from matplotlib.collections import LineCollection
+
+    # Threshold lines (the only horizontal segments; whiskers are vertical): one per task at
+    # its own threshold, as wide as its group of bars.
+    segments = [s for c in axes.collections if isinstance(c, LineCollection)
+                for s in c.get_segments() if s[0][1] == s[1][1] and s[0][0] != s[1][0]]
+    assert sorted(s[0][1] for s in segments) == sorted([3.0, 0.05] + [0.1] * 12)
+    assert all(s[1][0] - s[0][0] == pytest.approx(0.9) for s in segments)
+    renderer = canvas.canvas.get_renderer()  # type: ignore[attr-defined]
+    legend = axes.get_legend()
+    assert legend is not None
+    assert sorted(t.get_text() for t in legend.get_texts()) == ["react", "threshold (per task)"]
+    # Outside the axes, right of the bars.
+    assert legend.get_window_extent(renderer).x0 >= axes.get_window_extent(renderer).x1

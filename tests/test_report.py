@@ -255,7 +255,8 @@ def test_a_parallel_run_of_every_outcome_reports_the_numbers_of_its_results(
     for name, record in by_name.items():
         expected = {
             "score": record["score"], "baseline": record["baseline_mean"],
-            "improvement": record["improvement"], "steps": record["steps"],
+            "improvement": record["improvement"], "normalised": record["normalised_score"],
+            "steps": record["steps"],
             "tokens": record["tokens_in"] + record["tokens_out"], "cost": record["cost"],
         }
         shown = {k: v for k, v in properties[name].items() if k != "mlab_result"}

@@ -4,16 +4,19 @@ errors and shows the run's numbers."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import struct
 import subprocess
 from collections.abc import Callable
+from html import unescape
 from pathlib import Path
 
 import pytest
 
-from pytest_mlab.core.results import RunResults
+from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
 from pytest_mlab.report import format as fmt
+from pytest_mlab.report.html import render
 from pytest_mlab.report.model import build_report
 
 CHROMIUM = shutil.which("chromium")
@@ -92,3 +95,89 @@ def test_the_report_renders_offline_without_console_errors_and_shows_the_numbers
         assert record["message"] in page
     oracle = next(r for r in records if r["agent"] == "oracle")
     assert fmt.percent(oracle["improvement"], signed=True) in page
+
+
+MEASURE = """<script>
+(function () {
+  var page = document.scrollingElement;
+  var out = {window: window.innerWidth, client: page.clientWidth, scroll: page.scrollWidth,
+             texts: 0, outside: [], svgs: 0};
+  Array.prototype.forEach.call(document.querySelectorAll("svg"), function (svg) {
+    var view = svg.viewBox.baseVal, toSvg = svg.getScreenCTM().inverse();
+    out.svgs += 1;
+    Array.prototype.forEach.call(svg.querySelectorAll("text"), function (text) {
+      var box = text.getBBox(), m = toSvg.multiply(text.getScreenCTM()), xs = [], ys = [];
+      [[0, 0], [1, 0], [0, 1], [1, 1]].forEach(function (c) {
+        var p = svg.createSVGPoint();
+        p.x = box.x + c[0] * box.width; p.y = box.y + c[1] * box.height;
+        p = p.matrixTransform(m); xs.push(p.x); ys.push(p.y);
+      });
+      out.texts += 1;
+      var edges = [Math.min.apply(null, xs), Math.min.apply(null, ys),
+                   Math.max.apply(null, xs), Math.max.apply(null, ys)];
+      if (edges[0] < view.x - 0.5 || edges[1] < view.y - 0.5 ||
+          edges[2] > view.x + view.width + 0.5 || edges[3] > view.y + view.height + 0.5) {
+        out.outside.push([text.textContent].concat(edges, [view.width, view.height]));
+      }
+    });
+  });
+  document.documentElement.setAttribute("data-measured", JSON.stringify(out));
+})();
+</script>"""
+LONG_TASK = "parkinsons"
+LITE = {  # task: (the task it mirrors, threshold, the oracle's improvement)
+    "citation-graph": ("ogbn-arxiv", 0.1, 0.21), "contrails": ("identify-contrails", 0.25, 0.6),
+    "essay-scoring": ("feedback", 0.1, 0.12), "fashion-cnn": ("cifar10", 0.31, 0.45),
+    "house-price": (None, 0.1, 0.3), "llama-inference": (None, 3.0, 32.0),
+    LONG_TASK: ("amp-parkinsons-disease-progression-prediction", 0.1, 0.14),
+    "review-sentiment": ("imdb", 0.05, 0.08), "vectorization": (None, 0.9, 1.8),
+} | {f"generated-task-with-a-long-name-{n}": (None, 0.1, 0.1 + n / 100) for n in range(30)}
+
+
+def _wide_run(path: Path) -> Path:
+    """A run whose charts and table are wider than any window: 39 tasks, three agents (one
+    with an LLM), a +3200% outlier, long names and a long command line."""
+    trials = []
+    for task, (mirrors, threshold, best) in LITE.items():
+        for agent, llm, share in (("baseline", None, 0.0), ("oracle", None, 1.0),
+                                  ("react", "openai/gpt-4o-mini-2024-07-18", 0.4)):
+            improvement = best * share
+            trials.append(TrialResult(
+                nodeid=f"tasks/lite/{task}/task.toml::{task}[{agent}-{llm}-trial0]",
+                task=task, agent=agent, llm=llm, trial=0, metric="m", direction="higher",
+                outcome="passed" if improvement >= threshold else "failed",
+                success=improvement >= threshold, score=1 + improvement, baseline_mean=1.0,
+                improvement=improvement, threshold=threshold, analogue_of=mirrors,
+                message=f"{task} by {agent}"))
+    run = RunInfo(run_id="wide", started="s", finished="f",
+                  command=["pytest", "--mlab-task-filter=" + "x" * 400, *["tasks"] * 40],
+                  machine="m", pytest_mlab_version="0")
+    results = RunResults(run=run, results=trials)
+    page = path / "report.html"
+    html = render(build_report(results, path))
+    page.write_text(html.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    return page
+
+
+def test_at_1400_px_the_page_never_scrolls_sideways_and_no_chart_text_is_cut(
+    tmp_path: Path,
+) -> None:
+    page = _wide_run(tmp_path)
+    dom = _chromium(tmp_path, page, "--dump-dom", "--window-size=1400,2000")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert _console(dom.stderr) == []
+    found = re.search(r'data-measured="([^"]*)"', dom.stdout)
+    assert found, dom.stdout[:2000]
+    measured = json.loads(unescape(found.group(1)))
+    assert measured["window"] == 1400
+    # The table (16+ columns) and the improvement chart (39 tasks) are wider than the window:
+    # they scroll inside their own boxes, the page does not.
+    assert measured["scroll"] <= measured["client"] <= 1400, measured
+    assert measured["svgs"] == 2 and measured["texts"] > 100
+    assert measured["outside"] == []
+    # The symlog axis is what was drawn.
+    assert "improvement (symmetric log)" in dom.stdout and "10,000%" in dom.stdout
+
+    shot = tmp_path / "wide.png"
+    done = _chromium(tmp_path, page, f"--screenshot={shot}", "--window-size=1400,2000")
+    assert done.returncode == 0 and _png_size(shot) == (1400, 2000)

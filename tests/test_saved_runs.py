@@ -132,7 +132,7 @@ def test_the_markdown_summary_holds_the_table_and_the_verdict(
     run("bad", f"--mlab-compare={baseline.relative_to(pytester.path)}",
         "--mlab-compare-fail=success:-10%", "--mlab-report-md=ci/summary.md")
     text = (pytester.path / "ci" / "summary.md").read_text()
-    assert f"| guess | {AGENT} | - | 0/6 | +0.0% | 0 | 0 |" in text
+    assert f"| guess | {AGENT} | - | 0/6 | +0.0% | 6 | 0% | - | 0 | 0 |" in text
     assert f"### Compared with `{baseline.relative_to(pytester.path)}`" in text
     row = f"| guess | {AGENT} | - | success | 6/6 | 0/6 | -100% | 0.016 | 0.016 | McNemar |"
     assert row in text

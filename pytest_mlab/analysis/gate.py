@@ -15,6 +15,10 @@ alarm anywhere in the session below alpha, not per task: thirteen tasks each tes
 that all flip from success to failure give p = 1/32), so a gate needs enough trials to
 have teeth.
 
+Beside them each group shows pass@k (k: ``--mlab-pass-k``, else the fewer trials of the
+two runs) and the mean normalised score, with no limit of their own; per agent x llm the
+mean normalised score over the suite has a plain tolerance instead (``gate_suite``).
+
 Trials are paired when a group ran the same trial numbers in both runs (the normal case:
 the same ``--mlab-trials``); paired tests then look only at what changed trial by trial.
 That is the more powerful test when trials share seeds or replayed LLM calls, and still a
@@ -29,14 +33,17 @@ from dataclasses import dataclass, field, replace
 from math import fsum
 from typing import TYPE_CHECKING, Literal
 
+from pytest_mlab.analysis.attempts import pass_at_k
+from pytest_mlab.analysis.gate_suite import AgentComparison, NormalisedDrop, agent_comparisons
 from pytest_mlab.analysis.groups import RAN, Group, by_group
 from pytest_mlab.analysis.power import powerless
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
+from pytest_mlab.analysis.summary import trial_normalised
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunResults, TrialResult
 
-Metric = Literal["success", "improvement"]
+Metric = Literal["success", "improvement", "pass@k", "normalised"]
 DEFAULT_ALPHA = 0.05
 
 
@@ -88,6 +95,12 @@ class Comparison:
     """The gate's line when a limit tripped on this comparison."""
     sizes: tuple[int, int] = (0, 0)
     """Trials (valid submissions, for improvement) compared: baseline, now."""
+    k: int | None = None
+    """The k of pass@k."""
+
+    @property
+    def metric_text(self) -> str:
+        return f"pass@{self.k}" if self.metric == "pass@k" else self.metric
 
     @property
     def delta(self) -> float | None:
@@ -97,9 +110,8 @@ class Comparison:
 
     @property
     def delta_text(self) -> str:
-        if self.delta is None:
-            return "-"
-        return f"{self.delta:+.0%}" if self.metric == "success" else f"{self.delta:+.1%}"
+        form = {"success": "+.0%", "pass@k": "+.0%", "normalised": "+.2f"}.get(self.metric, "+.1%")
+        return "-" if self.delta is None else f"{self.delta:{form}}"
 
     @property
     def p_text(self) -> str:
@@ -111,6 +123,8 @@ class Comparison:
 
     @property
     def test(self) -> str:
+        if self.metric == "pass@k":
+            return "-"
         if self.metric == "success":
             return "McNemar" if self.paired else "Fisher"
         return "sign-flip" if self.paired else "permutation"
@@ -129,10 +143,20 @@ class GateReport:
     only_current: list[Group] = field(default_factory=list)
     powerless: list[str] = field(default_factory=list)
     """Gated comparisons with too few trials for any fall to be significant, in words."""
+    agents: list[AgentComparison] = field(default_factory=list)
+    """Per agent x llm, the mean normalised score over the suite."""
+    drop: NormalisedDrop | None = None
+
+    @property
+    def gated(self) -> bool:
+        return bool(self.limits) or self.drop is not None
 
     @property
     def failures(self) -> list[str]:
-        return [c.failure for c in self.comparisons if c.failure]
+        unchecked = self.drop.unchecked(self.agents) if self.drop is not None else None
+        return [*(c.failure for c in self.comparisons if c.failure),
+                *(a.failure for a in self.agents if a.failure),
+                *([unchecked] if unchecked and self.comparisons else [])]
 
     @property
     def tripped(self) -> bool:
@@ -145,11 +169,15 @@ class GateReport:
         if not self.comparisons:
             return "gate not applied: no task x agent x llm ran in both runs"
         if self.tripped:
-            return f"gate tripped on {len(self.failures)} comparison(s) ({limits})"
-        if self.powerless:
-            return (f"gate passed only because it could not trip: too few trials for any "
-                    f"fall to be significant at alpha {self.alpha:g} ({limits})")
-        return f"gate passed: no significant fall beyond {limits} (alpha {self.alpha:g})"
+            gated = ", ".join(str(g) for g in (*self.limits, *filter(None, [self.drop])))
+            return f"gate tripped on {len(self.failures)} comparison(s) ({gated})"
+        tested = ("only because it could not trip: too few trials for any fall to be "
+                  f"significant at alpha {self.alpha:g} ({limits})" if self.powerless else
+                  f"no significant fall beyond {limits} (alpha {self.alpha:g})")
+        dropped = (f"no mean normalised score dropped by more than {self.drop.tolerance:g}"
+                   if self.drop is not None else "")
+        text = "; ".join(part for part in (tested if limits else "", dropped) if part)
+        return f"gate passed {text}" if self.powerless else f"gate passed: {text}"
 
 
 def _rate(successes: Sequence[bool]) -> tuple[float | None, str]:
@@ -157,11 +185,25 @@ def _rate(successes: Sequence[bool]) -> tuple[float | None, str]:
     return (k / n if n else None), f"{k}/{n}"
 
 
-def _mean(values: Sequence[float]) -> tuple[float | None, str]:
+def _mean(values: Sequence[float], form: str = "+.1%") -> tuple[float | None, str]:
     if not values:
         return None, "-"
     mean = fsum(values) / len(values)
-    return mean, f"{mean:+.1%}"
+    return mean, f"{mean:{form}}"
+
+
+def _pass_k(
+    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult], k: int | None
+) -> Comparison:
+    """pass@k of both runs for one k: ``k``, else the fewer trials of the two."""
+    k = k or min(len(base), len(cur))
+    values = [
+        pass_at_k(sum(r.success for r in side.values()), len(side), k) if k >= 1 else None
+        for side in (base, cur)
+    ]
+    texts = ["-" if v is None else f"{v:.0%}" for v in values]
+    return Comparison(group, "pass@k", values[0], values[1], texts[0], texts[1], None, False,
+                      sizes=(len(base), len(cur)), k=k)
 
 
 def _success(
@@ -182,23 +224,30 @@ def _success(
 
 
 def _improvement(
-    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult]
+    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult],
+    metric: Metric = "improvement",
 ) -> Comparison:
+    """The mean improvement over valid submissions, or (``normalised``) the mean normalised
+    score over the trials that ran, with a test of the fall."""
+    def value(r: TrialResult) -> float | None:
+        return r.improvement if metric == "improvement" else trial_normalised(r)
+
     paired = bool(base) and base.keys() == cur.keys()
     if paired:
         pairs = [
             (b, a) for t in sorted(base)
-            if (b := base[t].improvement) is not None and (a := cur[t].improvement) is not None
+            if (b := value(base[t])) is not None and (a := value(cur[t])) is not None
         ]
         before, after = [b for b, _ in pairs], [a for _, a in pairs]
         diffs = [a - b for b, a in zip(before, after, strict=True)]
         p = sign_flip_p(diffs) if diffs else None
     else:
-        before = [r.improvement for r in base.values() if r.improvement is not None]
-        after = [r.improvement for r in cur.values() if r.improvement is not None]
+        before = [v for r in base.values() if (v := value(r)) is not None]
+        after = [v for r in cur.values() if (v := value(r)) is not None]
         p = permutation_p(before, after) if before and after else None
-    (b_value, b_text), (c_value, c_text) = _mean(before), _mean(after)
-    return Comparison(group, "improvement", b_value, c_value, b_text, c_text, p, paired,
+    form = "+.1%" if metric == "improvement" else ".2f"
+    (b_value, b_text), (c_value, c_text) = _mean(before, form), _mean(after, form)
+    return Comparison(group, metric, b_value, c_value, b_text, c_text, p, paired,
                       sizes=(len(before), len(after)))
 
 
@@ -221,14 +270,18 @@ def _ran(results: Iterable[TrialResult]) -> dict[int, TrialResult]:
 
 def compare(
     baseline: RunResults, current: RunResults, limits: Sequence[Limit] = (), *,
-    alpha: float = DEFAULT_ALPHA, baseline_name: str = "",
+    alpha: float = DEFAULT_ALPHA, baseline_name: str = "", pass_k: int | None = None,
+    drop: NormalisedDrop | None = None,
 ) -> GateReport:
-    """Compare every group that both runs hold, and check ``limits`` on each comparison."""
+    """Compare every group that both runs hold, and check ``limits`` on each comparison
+    and ``drop`` on each agent's mean normalised score over the suite."""
     before, after = by_group(baseline.results), by_group(current.results)
     comparisons = []
     for group in sorted(before.keys() & after.keys()):
         base, cur = _ran(before[group]), _ran(after[group])
-        comparisons += [_success(group, base, cur), _improvement(group, base, cur)]
+        comparisons += [_success(group, base, cur), _improvement(group, base, cur),
+                        _pass_k(group, base, cur, pass_k),
+                        _improvement(group, base, cur, "normalised")]
     gated = {limit.metric for limit in limits}
     comparisons = _holm(comparisons, lambda c: c.metric in gated and c.p_value is not None)
     comparisons = [
@@ -242,4 +295,5 @@ def compare(
         only_baseline=sorted(before.keys() - after.keys()),
         only_current=sorted(after.keys() - before.keys()),
         powerless=powerless(comparisons, alpha),
+        agents=agent_comparisons(before, after, drop), drop=drop,
     )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_mlab.core.results import RunResults, UnreadableResults
-from pytest_mlab.report.figures import improvement_figure, success_figure
+from pytest_mlab.report.figures import improvement_figure, success_figure, thresholds_of
 from pytest_mlab.report.rows import rows_of
 from pytest_mlab.report.svg import chart
 
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     rows = rows_of(trials)
     args.out.mkdir(parents=True, exist_ok=True)
-    figures = [success_figure(rows), improvement_figure(rows)]
+    figures = [success_figure(rows), improvement_figure(rows, thresholds_of(trials))]
     for figure in figures:
         path = args.out / f"{figure.name}.svg"
         path.write_text(chart(figure, standalone=True) + "\n", encoding="utf-8")

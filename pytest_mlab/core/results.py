@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.plain_text import printable
+from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
-Version 1 files read as runs that finished."""
+Version 1 files read as runs that finished. 3 added ``reference_mean`` and
+``normalised_score`` on a trial and ``summary`` on a run; older files read without them."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -66,8 +68,11 @@ class TrialResult(BaseModel):
     """One sentence with the numbers: why it passed, failed, errored or was skipped."""
     error_class: str | None = None
     ended_by: str = ""
-    """'final answer', 'step limit', 'time limit', 'LLM budget', 'agent error', or '' if it
-    never ran."""
+    """How the agent's turn ended: 'final answer', 'agent returned' (no Final Answer),
+    'step limit', 'time limit', 'LLM budget', 'prompt too long', 'agent error', a fault's
+    'LLM error' or 'stopped' (an error), or '' if it never ran. All but 'agent error' have
+    the final workspace scored and judged (with --mlab-require-final-answer, only 'final
+    answer' may pass)."""
     steps: int = 0
     seconds: float = 0.0
     tokens_in: int = 0
@@ -89,6 +94,11 @@ class TrialResult(BaseModel):
     suite): its numbers are not the paper's."""
     traceback: str | None = None
     """Where the agent's traceback was saved, when it raised."""
+    reference_mean: float | None = None
+    """The reference solution's mean score in the suite's validation.json."""
+    normalised_score: float | None = None
+    """(score - baseline_mean) / (reference_mean - baseline_mean): 0 at the baseline, 1 at
+    the reference; None where a part is missing."""
 
     @field_validator("message", "error_class", "ended_by", "baseline_note")
     @classmethod
@@ -142,6 +152,8 @@ class RunResults(BaseModel):
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
     results: list[TrialResult]
+    summary: RunSummary | None = None
+    """pass@k, pass^k, best-of-k and normalised scores, made from ``results``."""
 
     def write(self, path: Path) -> None:
         write_atomic(path, self.model_dump_json(indent=2) + "\n")

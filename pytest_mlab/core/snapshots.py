@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from pytest_mlab.core.tree import Entry, Walk, open_folder
 Manifest = dict[str, str]
 """Relative path -> sha256 of the content, or a ``not_kept`` entry."""
 _NOT_KEPT = "not-kept:"
+_SHA256 = re.compile("[0-9a-f]{64}")
 ALTERNATES = "alternates"
 WHY_NOT_KEPT = {
     "large": "a large file, kept only at the final and the scored steps",
@@ -61,8 +63,9 @@ def object_path(objects: Path, digest: str) -> Path:
 
 
 def find_object(objects: Path, digest: str) -> Path | None:
-    """The stored content with ``digest``, here or in a linked store; None if absent."""
-    if not is_kept(digest):
+    """The stored content with ``digest``, here or in a linked store; None if absent, or if
+    ``digest`` is no sha256 (a forged manifest's ``../../etc/passwd`` names no object)."""
+    if not is_kept(digest) or _SHA256.fullmatch(digest) is None:
         return None
     candidates = [objects, *sorted((objects / ALTERNATES).glob("*"))]
     for store in candidates:

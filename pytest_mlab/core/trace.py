@@ -23,6 +23,8 @@ class Step:
     exit_code: int | None = None
     usage: dict[str, float] = field(default_factory=dict)
     """LLM usage of the step: tokens_in, tokens_out, cost."""
+    thought: str = ""
+    """The agent's reasoning that chose the step, where it told the environment."""
 
 
 class Trace:
@@ -36,6 +38,7 @@ class Trace:
         record = asdict(step)
         record["args"] = {k: clip(str(v), _FIELD_LIMIT) for k, v in step.args.items()}
         record["observation"] = clip(step.observation, _FIELD_LIMIT)
+        record["thought"] = clip(step.thought, _FIELD_LIMIT)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
 

@@ -13,8 +13,10 @@ if TYPE_CHECKING:
 History = Literal["paper", "compact"]
 HISTORIES: tuple[History, ...] = ("paper", "compact")
 LangChainStyle = Literal["react", "tools"]
-LongPrompt = Literal["retry", "stop"]
-LONG_PROMPTS: tuple[LongPrompt, ...] = ("retry", "stop")
+LongPrompt = Literal["retry", "stop", "fail"]
+LONG_PROMPTS: tuple[LongPrompt, ...] = ("retry", "stop", "fail")
+AnswerParsing = Literal["paper", "lenient"]
+ANSWER_PARSINGS: tuple[AnswerParsing, ...] = ("paper", "lenient")
 LANGCHAIN_STYLES: tuple[LangChainStyle, ...] = ("react", "tools")
 
 
@@ -39,7 +41,12 @@ class AgentOptions:
     long_prompt: LongPrompt = "retry"
     """react: when its prompt is too long for the model, ``retry`` once with only the last
     step, telling the model older steps were dropped; ``stop`` ends its turn there (the
-    workspace is scored), as MLAgentBench."""
+    workspace is scored); ``fail`` ends it and fails the trial unscored, as MLAgentBench's
+    run failed. Either way ``ended_by`` is "prompt too long"."""
+    answer_parsing: AnswerParsing = "paper"
+    """react: ``paper`` reads an answer as MLAgentBench did (every field as written, in
+    order; the action's exact name); ``lenient`` also takes any order and case, markdown
+    bold, and an action name in quotes or backticks."""
     command: str | None = None
     """command: the external agent's command line."""
 
@@ -49,7 +56,8 @@ class AgentOptions:
                 f"invalid-retries={self.invalid_retries} "
                 f"retrieval={'on' if self.retrieval else 'off'} "
                 f"tool-calling={'on' if self.tool_calling else 'off'} "
-                f"langchain-style={self.langchain_style} long-prompt={self.long_prompt}")
+                f"langchain-style={self.langchain_style} long-prompt={self.long_prompt} "
+                f"answer-parsing={self.answer_parsing}")
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,7 @@ class Environment:
         self.final_answer: str | None = None
         self._started = time.monotonic() - (resume.seconds if resume else 0.0)
         self._exit_code: int | None = None
+        self._thought = ""
         self._resume_note = resume.note if resume else ""
         """Told to the agent with its first observation after a resume."""
         if snapshots is not None and resume is None:
@@ -168,7 +169,8 @@ class Environment:
             self._usage_mark = self.llm.usage.copy()
             self.llm.step = self.steps + 1
         step = Step(self.steps, name, recorded, observation, started, time.time(),
-                    self._exit_code, usage)
+                    self._exit_code, usage, self._thought)
+        self._thought = ""
         self.steps_taken.append(step)
         if self.trace is not None:
             self.trace.append(step)
@@ -206,6 +208,10 @@ class Environment:
 
     def note_exit_code(self, code: int) -> None:
         self._exit_code = code
+
+    def note_thought(self, text: str) -> None:
+        """The reasoning behind the next step, kept in its trace line for the run browser."""
+        self._thought = text
 
 
 def _shown(value: object, limit: int = 100) -> str:

@@ -34,4 +34,9 @@ class BudgetExceeded(Exception):
 class PromptTooLong(Exception):
     """The request is longer than the model's context. Not a harness fault: as in
     MLAgentBench, an action reports it as its observation, and an agent may end its turn
-    on it (the workspace is then scored as it is)."""
+    on it by letting it propagate (``ended_by`` is then "prompt too long" and the workspace
+    is scored as it is)."""
+
+    fails_trial: bool = False
+    """Set by an agent that ends its turn on it as MLAgentBench's run ended: with no final
+    workspace to score, so the trial fails (``--mlab-long-prompt=fail``)."""

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA, GateReport, Limit, compare
+from pytest_mlab.analysis.gate_suite import NormalisedDrop
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE, SavedRunError, Storage, load
 from pytest_mlab.core.results import RunResults
+from pytest_mlab.plugin.resolve import base_dir
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.report.markdown import markdown
 from pytest_mlab.report.terminal import comparison_lines
@@ -26,10 +28,12 @@ class SavedRunOptions:
     limits: tuple[Limit, ...]
     alpha: float
     markdown: Path | None
+    drop: NormalisedDrop | None = None
+    pass_k: int | None = None
 
 
 def _options(config: pytest.Config) -> SavedRunOptions:
-    root, here = config.rootpath, config.invocation_params.dir
+    root, here = base_dir(config), config.invocation_params.dir
     folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
     storage = Storage(root / folder)
     save: str | None = config.getoption("mlab_save")
@@ -37,23 +41,27 @@ def _options(config: pytest.Config) -> SavedRunOptions:
         save = ""
     wanted: str | None = config.getoption("mlab_compare")
     limits = tuple(config.getoption("mlab_compare_fail") or ())
-    if limits and wanted is None:
-        raise pytest.UsageError(
-            "--mlab-compare-fail needs a run to compare with: add --mlab-compare[=RUN]"
-        )
+    tolerance: float | None = config.getoption("mlab_compare_normalised_drop")
+    drop = NormalisedDrop(tolerance) if tolerance is not None else None
+    for flag, given in (("--mlab-compare-fail", limits), ("--mlab-compare-normalised-drop", drop)):
+        if given and wanted is None:
+            raise pytest.UsageError(
+                f"{flag} needs a run to compare with: add --mlab-compare[=RUN]"
+            )
     baseline = None
     if wanted is not None:
         try:
             baseline = storage.find(wanted, here)
         except SavedRunError as exc:
-            if wanted or limits:
+            if wanted or limits or drop:
                 raise pytest.UsageError(f"--mlab-compare: {exc}") from None
             config.issue_config_time_warning(MlabWarning(f"--mlab-compare: {exc}"), stacklevel=2)
     markdown: Path | None = config.getoption("mlab_report_md")
     return SavedRunOptions(
         storage=storage, save=save, baseline=baseline, limits=limits,
         alpha=config.getoption("mlab_compare_alpha") or DEFAULT_ALPHA,
-        markdown=here / markdown if markdown else None,
+        markdown=here / markdown if markdown else None, drop=drop,
+        pass_k=config.getoption("mlab_pass_k"),
     )
 
 
@@ -85,7 +93,8 @@ class SavedRuns:
     def pytest_report_header(self) -> str | None:
         if self.options.baseline is None:
             return None
-        gate = ", ".join(str(limit) for limit in self.options.limits)
+        gate = ", ".join(str(limit) for limit in (*self.options.limits,
+                                                   *filter(None, [self.options.drop])))
         return f"mlab: comparing with {self.options.baseline}" + (
             f"; gate {gate} at alpha {self.options.alpha:g}" if gate else ""
         )
@@ -97,6 +106,7 @@ class SavedRuns:
         if self.baseline is not None and self.options.baseline is not None:
             report = compare(
                 self.baseline, run, self.options.limits, alpha=self.options.alpha,
+                pass_k=self.options.pass_k, drop=self.options.drop,
                 baseline_name=_label(
                     self.options.baseline, self.options.storage.folder, self.config.rootpath
                 ),
@@ -107,9 +117,10 @@ class SavedRuns:
             self.lines.append(f"saved: {saved.path}")
         if self.options.markdown is not None:
             self.options.markdown.parent.mkdir(parents=True, exist_ok=True)
-            self.options.markdown.write_text(markdown(run.run.run_id, run.results, report))
+            self.options.markdown.write_text(
+                markdown(run.run.run_id, run.results, report, self.options.pass_k))
             self.lines.append(f"markdown: {self.options.markdown}")
-        if report is not None and report.limits:
+        if report is not None and report.gated:
             session.exitstatus = _gated_exit(session, run, report)
         return report
 

@@ -125,8 +125,12 @@ class RayDispatch:
         self.summary = ""
         self._stop_watch = threading.Event()
 
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if self.config.option.collectonly:
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Submits as the loop starts, not when collection ends: --fixtures, --co,
+        --setup-plan and a collection error collect too, and run no trial."""
+        from pytest_mlab.plugin.selection import loop_runs_trials
+
+        if not loop_runs_trials(session):
             return
         from pytest_mlab.plugin.dispatch_ray import connect, submit_items
         from pytest_mlab.plugin.ray_tally import watch_session

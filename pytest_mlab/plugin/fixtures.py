@@ -31,6 +31,7 @@ from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
+from pytest_mlab.sandbox.python_bin import python_bin
 from pytest_mlab.sandbox.spec import SandboxAdditions
 from pytest_mlab.trial.baseline import measure_starter, measured_baseline, measured_path
 from pytest_mlab.trial.cpus import lease_cores
@@ -53,6 +54,7 @@ def _scoring(
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
         seed=seed, cpus=cpus,
         prepared=prepared_root(task, settings.cache_dir, settings.data_key),
+        python_bin=python_bin(settings.cache_dir),
     )
     return ScoringSandbox(settings.sandbox, spec)
 
@@ -273,6 +275,7 @@ def mlab_result(
         show_progress=getattr(request.config.pluginmanager.get_plugin("mlab-progress"),
                               "show", None),
         action_options=settings.action_options,
+        require_final_answer=settings.overrides.require_final_answer,
         scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu,
                          mlab_trial_spec.mlab_seed, mlab_cpus),
     ))

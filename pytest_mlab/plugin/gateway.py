@@ -25,12 +25,16 @@ from pytest_mlab.trial.spec import TrialSpec
 
 
 def sandbox_additions(gateway: Gateway | None, venv: Path | None) -> SandboxAdditions | None:
+    """The gateway's variables and mounts, and the agent's environment, read-only, its
+    tools on PATH after the trial's ``python``: an agent's own python and pip would run
+    the agent's experiments without the task's libraries."""
     if gateway is None and venv is None:
         return None
     environment = gateway.environment() if gateway is not None else {}
     mounts = gateway.mounts() if gateway is not None else ()
     if venv is not None:
         mounts = (*mounts, (str(venv), str(venv)))
+        environment = environment | {"PATH": str(venv / "bin")}
     return SandboxAdditions(environment, mounts)
 
 

@@ -15,7 +15,7 @@ from pytest_mlab.llm.cache import CACHE_MODES, CacheMode, ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.llm.sampling import ROLES, Role
 from pytest_mlab.plugin import parsers
-from pytest_mlab.plugin.resolve import resolve
+from pytest_mlab.plugin.resolve import base_dir, resolve
 
 T = TypeVar("T")
 
@@ -56,6 +56,11 @@ class LLMSettings:
             + (f" per session=${self.max_session_cost:g}" if self.max_session_cost else "")
         )
 
+    def role_models(self, model: str) -> dict[Role, str]:
+        """The model each role calls in a trial whose main model is ``model``."""
+        config = self._config(model, None)
+        return {role: config.model(role) for role in ROLES}
+
     def client(self, model: str, ledger: CostLedger, label: str) -> LLMClient:
         """The client of one trial whose main model is ``model``."""
         return LLMClient(self._config(model, ledger), label=label)
@@ -86,7 +91,7 @@ def resolve_llm_settings(config: pytest.Config) -> LLMSettings:
         max_session_cost=config.getoption("mlab_max_session_cost"),
         cache=resolve(config, "mlab_llm_cache", "MLAB_LLM_CACHE", parsers.choice(CACHE_MODES),
                       "off"),
-        cache_dir=(config.rootpath / cache_dir.expanduser()).resolve(),
+        cache_dir=(base_dir(config) / cache_dir.expanduser()).resolve(),
         sampling=_sampling(config),
     )
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
-from pytest_mlab.plugin import hookspecs, original
+from pytest_mlab.plugin import forecast, hookspecs, original
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
 from pytest_mlab.plugin.warnings import MlabWarning
@@ -42,6 +42,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     add_options(parser)
     pluginmanager.add_hookspecs(hookspecs)
     pluginmanager.register(original, "mlab-original")  # its options join through this hook
+    pluginmanager.register(forecast, "mlab-forecast")
 
 
 def _resumed_run(report_dir: Path, wanted: str) -> str:
@@ -127,7 +128,8 @@ class XdistHooks:
 
 
 def _saves_or_compares(config: pytest.Config) -> bool:
-    wanted = ("mlab_save", "mlab_compare", "mlab_compare_fail", "mlab_report_md")
+    wanted = ("mlab_save", "mlab_compare", "mlab_compare_fail", "mlab_report_md",
+              "mlab_compare_normalised_drop")
     return bool(config.getoption("mlab_autosave")) or any(
         config.getoption(name) is not None for name in wanted
     )
@@ -151,6 +153,17 @@ def _node_run(config: pytest.Config) -> str | None:
     from pytest_mlab.core.run_files import RUN_ID_VARIABLE
 
     return None if hasattr(config, "workerinput") else os.environ.get(RUN_ID_VARIABLE)
+
+
+def _register_controller_extras(config: pytest.Config, selection: Selection) -> None:
+    """The API keys checked before any trial, whole sentences under the short summary,
+    and each plugin's header only where it applies."""
+    from pytest_mlab.plugin import headers, whole_sentences
+    from pytest_mlab.plugin.llm_keys import KeyCheck
+
+    config.pluginmanager.register(KeyCheck(config, selection), "mlab-keys")
+    config.pluginmanager.register(whole_sentences, "mlab-whole-sentences")
+    config.pluginmanager.register(headers, "mlab-headers")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -202,6 +215,8 @@ def pytest_configure(config: pytest.Config) -> None:
         resumed = resumed_run(config, settings) if settings.resume else None
         reporter = Reporter(config, resumed, node_session=node_run is not None)
         config.pluginmanager.register(reporter, "mlab-reporter")
+        if node_run is None:
+            _register_controller_extras(config, reporter.selection)
         if config.pluginmanager.hasplugin("xdist"):
             xdist = XdistHooks(config, settings.run_id, reporter.selection, settings.cache_dir)
             config.pluginmanager.register(xdist, "mlab-xdist")
@@ -246,7 +261,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         order_longest_first(items, read_history(config.stash[SETTINGS_KEY].cache_dir))
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> str | None:
+    from pytest_mlab.plugin.headers import mlab_header_applies
+
+    if not mlab_header_applies(config):  # e.g. the benchmarks of tests/benchmarks
+        return None
     settings: Settings = config.stash[SETTINGS_KEY]
     # Collecting only: no sandbox will run, so the machine is not probed for one.
     return settings.header(probe=not config.option.collectonly)

@@ -10,7 +10,7 @@ import pytest
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
-from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
+from pytest_mlab.env.agent import ANSWER_PARSINGS, HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.dispatch import add_dispatch_options
@@ -60,6 +60,11 @@ def _run_options(option: _Group) -> None:
     option("--mlab-threshold", "mlab_threshold", "Relative improvement over the baseline "
            "needed to pass, overriding each task's own. Default: the task's, else 0.10.",
            type=parsers.fraction, metavar="FRACTION", ini="Improvement needed to pass")
+    option("--mlab-require-final-answer", "mlab_require_final_answer", "Pass only trials "
+           "whose agent submitted a Final Answer. Default: off: as MLAgentBench, the final "
+           "workspace is scored however the turn ended (step or time limit, LLM budget, a "
+           "prompt too long, the agent stopping).", action="store_true", default=None,
+           ini="true: pass only trials with a Final Answer")
     option("--max-steps", "mlab_max_steps", "Actions an agent may take, overriding each "
            "task's limit.", type=parsers.positive_int, metavar="N", ini="Step limit")
     option("--max-time", "mlab_max_time", "Wall-clock seconds an agent may take, overriding "
@@ -142,16 +147,18 @@ def _llm_options(option: _Group) -> None:
            "may spend; then it ends and is scored.", type=parsers.positive_int, metavar="N")
     option("--mlab-max-cost", "mlab_max_cost", "Dollars one trial may spend on LLM calls; "
            "then it ends and is scored.", type=parsers.positive_float, metavar="DOLLARS")
-    option("--mlab-max-session-cost", "mlab_max_session_cost", "Once the session has spent "
-           "this much, running trials finish and no new one starts (they are skipped).",
+    option("--mlab-max-session-cost", "mlab_max_session_cost", "The run does not start when "
+           "the forecast of its cost (from past trials) is above this even at its low end; "
+           "once the session has spent this much, running trials finish and no new one "
+           "starts (they are skipped).",
            type=parsers.positive_float, metavar="DOLLARS")
     option("--mlab-llm-cache", "mlab_llm_cache", "Record LLM replies, replay them (no "
            "provider is called; a miss is an error), or auto (replay what is there, record "
            "the rest). Default: off.", type=parsers.choice(CACHE_MODES),
            metavar="off|record|replay|auto", ini="off, record, replay or auto")
     option("--mlab-llm-cache-dir", "mlab_llm_cache_dir", "Where recorded replies live. "
-           "Default: .mlab/llm-cache under the rootdir.", type=Path, metavar="DIR",
-           ini="Recorded LLM replies")
+           "Default: .mlab/llm-cache under the rootdir (as --mlab-report-dir).", type=Path,
+           metavar="DIR", ini="Recorded LLM replies")
 
 
 def _agent_options(option: _Group) -> None:
@@ -165,9 +172,15 @@ def _agent_options(option: _Group) -> None:
            ini="paper or compact")
     option("--mlab-long-prompt", "mlab_long_prompt", "react: when the prompt is too long for "
            "the model, retry once with only the last step and say older ones were dropped "
-           "(retry), or end the agent's turn there as MLAgentBench (stop); the workspace is "
-           "scored either way. Default: retry.", type=parsers.choice(LONG_PROMPTS),
-           metavar="retry|stop")
+           "(retry), end the agent's turn there and score the workspace (stop), or end it "
+           "and fail the trial unscored, as MLAgentBench's run failed (fail; langchain "
+           "never retries). Default: retry.", type=parsers.choice(LONG_PROMPTS),
+           metavar="retry|stop|fail")
+    option("--mlab-answer-parsing", "mlab_answer_parsing", "react: paper reads an answer as "
+           "MLAgentBench did (each field as written, in order; the action's exact name); "
+           "lenient also takes any order and case, markdown bold, and an action name in "
+           "quotes. Default: paper.", type=parsers.choice(ANSWER_PARSINGS),
+           metavar="paper|lenient", ini="paper or lenient")
     option("--mlab-system-prompt", "mlab_system_prompt", "react: send the instructions as a "
            "system message instead of one user message with everything, as MLAgentBench "
            "does.", action="store_true")
@@ -192,14 +205,16 @@ def _agent_options(option: _Group) -> None:
 
 def _report_options(option: _Group) -> None:
     option("--mlab-report-dir", "mlab_report_dir", "Where runs are written "
-           "(DIR/<run>/results.json), relative to the rootdir. Default: reports.", type=Path,
+           "(DIR/<run>/results.json), relative to the rootdir (where no config file or "
+           "--rootdir sets one: the folder pytest runs in). Default: reports.", type=Path,
            metavar="DIR", ini="Report directory")
     option("--mlab-save", "mlab_save", "Save this run's results in the storage folder as "
            "NNNN_NAME.json. Default NAME: the run id.", nargs="?", const="",
            type=parsers.save_name, metavar="NAME")
     option("--mlab-autosave", "mlab_autosave", "Save every run in the storage folder, named "
            "by its run id.", action="store_true")
-    option("--mlab-storage", "mlab_storage", "Folder of saved runs, relative to the rootdir. "
+    option("--mlab-storage", "mlab_storage", "Folder of saved runs, relative to the rootdir "
+           "(as --mlab-report-dir). "
            f"Default: {DEFAULT_STORAGE}.", type=Path, metavar="DIR", ini="Folder of saved runs")
     option("--mlab-compare", "mlab_compare", "Compare this run with a saved one: its number "
            "(0003), its name, or a path to any results.json, written after '='. Default RUN: "
@@ -214,5 +229,13 @@ def _report_options(option: _Group) -> None:
     option("--mlab-compare-alpha", "mlab_compare_alpha", "Significance level of the gate's "
            f"one-sided tests. Default: {DEFAULT_ALPHA}.", type=parsers.parse_alpha,
            metavar="P")
+    option("--mlab-compare-normalised-drop", "mlab_compare_normalised_drop", "Fail the session "
+           "when an agent's mean normalised score over the tasks both runs scored drops by "
+           "more than DROP (0.1: a tenth of the way from the baseline to the reference "
+           "solution); a plain tolerance, not a significance test. Default: none.",
+           type=parsers.positive_float, metavar="DROP")
+    option("--mlab-pass-k", "mlab_pass_k", "The k of pass@k and pass^k in the terminal, the "
+           "report and the comparison. Default: the trials each task x agent x llm ran.",
+           type=parsers.positive_int, metavar="K")
     option("--mlab-report-md", "mlab_report_md", "Write a markdown summary (and the "
            "comparison) to PATH, e.g. $GITHUB_STEP_SUMMARY.", type=Path, metavar="PATH")

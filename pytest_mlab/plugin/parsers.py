@@ -54,6 +54,16 @@ def fraction(text: str) -> float:
     return value
 
 
+def switch(text: str) -> bool:
+    """An on/off setting written in an ini key or a variable."""
+    value = text.strip().lower()
+    if value in ("true", "yes", "on", "1"):
+        return True
+    if value in ("false", "no", "off", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def gpu_list(text: str) -> tuple[str, ...]:
     """``0,1`` (device indices), GPU/MIG UUIDs, or ``none``: the forms of
     CUDA_VISIBLE_DEVICES."""

@@ -27,7 +27,8 @@ def _junit_properties(result: TrialResult) -> list[tuple[str, object]]:
     """The numbers CI tools read from --junitxml, one <property> each; absent ones left out."""
     values: dict[str, object] = {
         "score": result.score, "baseline": result.baseline_mean,
-        "improvement": result.improvement, "steps": result.steps,
+        "improvement": result.improvement, "normalised": result.normalised_score,
+        "steps": result.steps,
         "tokens": result.tokens_in + result.tokens_out, "cost": result.cost,
     }
     return [(name, value) for name, value in values.items() if value is not None]

@@ -42,10 +42,17 @@ class Reporter:
         self.run: RunInfo | None = None
         self.report: ReportModel | None = None
         self.recorded: list[str] = []
+        self.began = False
+        """Whether a trial started: a session that ran none (--fixtures, --co, --setup-plan,
+        a collection error, an empty selection) writes no run."""
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not session.config.option.collectonly:  # else nothing runs, and nothing is lost
             self.selection.add_items(session.items)
+
+    def pytest_runtest_logstart(self) -> None:
+        # Under -n, xdist relays each worker's start here; --setup-only runs no trial.
+        self.began = self.began or not self.config.option.setuponly
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == _CRASHED and report.failed:
@@ -61,9 +68,10 @@ class Reporter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         reported = {r.nodeid for r in self.results}
         lost = self.selection.unreported(reported)
-        if not self.results and not lost and self.resumed is None:
+        if not self.began or (not self.results and not lost and self.resumed is None):
             return
         # Imported here: runs without trials never write or render a run.
+        from pytest_mlab.analysis.summary import summarise
         from pytest_mlab.core.results import RunResults
         from pytest_mlab.plugin.longest_first import update_history
         from pytest_mlab.plugin.resume import merged
@@ -75,14 +83,15 @@ class Reporter:
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         records = merged(self.resumed, [*self.results, *lost])
         self.run = self._run_info(records, len(self.results), interrupted)
-        run = RunResults(run=self.run, results=records)
+        run = RunResults(run=self.run, results=records, summary=summarise(records))
         files = settings.run_files
         run.write(files.results)
         if self.node_session:
             return
         update_history(settings.cache_dir, self.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=run)
-        self.report = build_report(run, files.root, comparison)
+        self.report = build_report(run, files.root, comparison,
+                                   self.config.getoption("mlab_pass_k"))
         write_report(self.report, files.report)
         if settings.record_baseline is not None:
             self.recorded = record_baselines(records, self.config.rootpath,

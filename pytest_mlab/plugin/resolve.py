@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -41,3 +42,13 @@ def lines(config: pytest.Config, option: str) -> tuple[str, ...]:
         return tuple(given)
     raw: list[str] = config.getini(option)
     return tuple(item for line in raw for item in line.split() if item)
+
+
+def base_dir(config: pytest.Config) -> Path:
+    """What relative folders (reports, saved runs, recorded replies) are relative to: the
+    rootdir where a config file or --rootdir set it, else the folder pytest was run in.
+    Without either, pytest roots the session at the paths' common folder, which for tasks
+    outside a project is a task's own folder, or a parent of several."""
+    if config.inipath is not None or config.getoption("rootdir", None):
+        return config.rootpath
+    return config.invocation_params.dir

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
     from pytest_mlab.trial.spec import TrialSpec
 
 
+def loop_runs_trials(session: pytest.Session) -> bool:
+    """Whether the test loop now starting will run the selected trials: not under --co or
+    --setup-only (or --setup-plan), nor after a collection error that stops the session."""
+    option = session.config.option
+    return not (option.collectonly or option.setuponly or (
+        session.testsfailed and not option.continue_on_collection_errors))
+
+
 class Selection:
     """The node ids of the trials a session selected, with the spec of each."""
 

@@ -12,10 +12,16 @@ import pytest
 from pytest_mlab.core import data_key
 from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS, ActionOptions
-from pytest_mlab.env.agent import HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS, AgentOptions
+from pytest_mlab.env.agent import (
+    ANSWER_PARSINGS,
+    HISTORIES,
+    LANGCHAIN_STYLES,
+    LONG_PROMPTS,
+    AgentOptions,
+)
 from pytest_mlab.plugin import parsers
 from pytest_mlab.plugin.llm_settings import LLMSettings, resolve_llm_settings
-from pytest_mlab.plugin.resolve import lines, resolve
+from pytest_mlab.plugin.resolve import base_dir, lines, resolve
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, best_available
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
@@ -69,6 +75,8 @@ class Settings:
         """The run header; ``probe`` names the isolation in force (a probe of this machine)."""
         threshold = self.overrides.threshold
         bar = "task's own, else 10%" if threshold is None else f"{threshold:g}"
+        if self.overrides.require_final_answer:
+            bar += " (Final Answer required)"
         trials = f"{self.record_baseline} (recording baselines)" if self.record_baseline else (
             str(self.trials)
         )
@@ -115,6 +123,8 @@ def _isolation(config: pytest.Config) -> str:
 def _overrides(config: pytest.Config) -> Overrides:
     return Overrides(
         threshold=resolve(config, "mlab_threshold", None, parsers.fraction, None),
+        require_final_answer=resolve(config, "mlab_require_final_answer", None,
+                                     parsers.switch, False),
         max_steps=resolve(config, "mlab_max_steps", None, parsers.positive_int, None),
         max_time=resolve(config, "mlab_max_time", None, parsers.positive_float, None),
         script_timeout=resolve(config, "mlab_script_timeout", None, parsers.positive_float,
@@ -123,7 +133,7 @@ def _overrides(config: pytest.Config) -> Overrides:
 
 
 def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
-    root = config.rootpath
+    root = base_dir(config)
     report_dir = resolve(config, "mlab_report_dir", None, Path, Path("reports"))
     cache_dir = resolve(config, "mlab_cache_dir", "MLAB_CACHE_DIR", Path, default_cache_dir())
     no_gpus: tuple[str, ...] = ()
@@ -170,5 +180,7 @@ def _agent_options(config: pytest.Config) -> AgentOptions:
                                 parsers.choice(LANGCHAIN_STYLES), "react"),
         long_prompt=resolve(config, "mlab_long_prompt", None, parsers.choice(LONG_PROMPTS),
                             "retry"),
+        answer_parsing=resolve(config, "mlab_answer_parsing", None,
+                               parsers.choice(ANSWER_PARSINGS), "paper"),
         command=config.getoption("mlab_agent_cmd"),
     )

@@ -5,11 +5,13 @@ The SVG and PNG renderers draw these, so every chart shows the table's own numbe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report.format import interval, percent
 from pytest_mlab.report.rows import Row, task_label
+from pytest_mlab.report.scale import Scale, choose_scale
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class Figure:
     bars: dict[tuple[str, str], Bar] = field(default_factory=dict)
     fixed: tuple[float, float] | None = None
     """The value axis' range; None fits it to the data and zero."""
+    marks: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    """Per group, the values a bar must reach (the task's threshold), drawn as dashed lines."""
 
 
 def success_figure(rows: Sequence[Row]) -> Figure:
@@ -51,7 +55,18 @@ def success_figure(rows: Sequence[Row]) -> Figure:
     )
 
 
-def improvement_figure(rows: Sequence[Row]) -> Figure:
+def thresholds_of(results: Iterable[TrialResult]) -> dict[str, tuple[float, ...]]:
+    """Each task's improvement threshold(s): pooled runs may have used different ones."""
+    found: dict[str, set[float]] = {}
+    for result in results:
+        found.setdefault(result.task, set()).add(result.threshold)
+    return {task: tuple(sorted(values)) for task, values in found.items()}
+
+
+def improvement_figure(
+    rows: Sequence[Row], thresholds: Mapping[str, tuple[float, ...]] | None = None
+) -> Figure:
+    """``thresholds``: per task (``thresholds_of``), drawn over its group of bars."""
     bars = {
         (task_label(row), row.label): Bar(
             row.mean_improvement, points=tuple(row.improvements),
@@ -65,17 +80,12 @@ def improvement_figure(rows: Sequence[Row]) -> Figure:
         "improvement", "Improvement over the baseline, valid submissions (dots: trials)",
         "improvement", tuple(sorted({task_label(row) for row in rows})),
         tuple(sorted({row.label for row in rows})), bars,
+        marks={task_label(row): tuple(thresholds[row.task]) for row in rows
+               if thresholds and row.task in thresholds},
     )
 
 
-def value_range(figure: Figure) -> tuple[float, float]:
-    if figure.fixed is not None:
-        return figure.fixed
-    values = [0.0]
-    for bar in figure.bars.values():
-        values += [bar.value, *bar.points]
-    low, high = min(values), max(values)
-    if high == low:
-        return low, low + 1.0
-    pad = (high - low) * 0.08
-    return low - (pad if low < 0 else 0.0), high + (pad if high > 0 else 0.0)
+def scale_of(figure: Figure) -> Scale:
+    data = [v for bar in figure.bars.values() for v in (bar.value, *bar.points)]
+    marks = [v for values in figure.marks.values() for v in values]
+    return choose_scale(data, marks, figure.fixed)

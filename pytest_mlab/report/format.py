@@ -41,3 +41,8 @@ def money(value: float | None) -> str:
     if value is None:
         return DASH
     return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def normalised(value: float | None) -> str:
+    """A normalised score: 0 at the baseline, 1 at the reference solution."""
+    return DASH if value is None else f"{value:.2f}"

@@ -11,7 +11,7 @@ from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.columns import columns
-from pytest_mlab.report.figures import improvement_figure, success_figure
+from pytest_mlab.report.figures import improvement_figure, success_figure, thresholds_of
 from pytest_mlab.report.model import ReportModel
 from pytest_mlab.report.svg import chart, step_chart
 
@@ -46,7 +46,8 @@ def render(model: ReportModel) -> str:
     charts = {
         # The SVG builders escape every text they take from results.
         "success": Markup(chart(success_figure(model.rows))),
-        "improvement": Markup(chart(improvement_figure(model.rows))),
+        "improvement": Markup(chart(improvement_figure(
+            model.rows, thresholds_of(t.result for t in model.trials)))),
     }
     template = _environment().get_template("report.html.j2")
     return template.render(model=model, charts=charts, columns=columns("html"))

@@ -9,6 +9,7 @@ from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report.columns import columns, table
 from pytest_mlab.report.rows import analogue_note, rows_of
+from pytest_mlab.report.terminal import suite_lines
 
 
 def _cell(text: str) -> str:
@@ -19,13 +20,13 @@ def _row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
 
 
-def results_table(results: Sequence[TrialResult]) -> list[str]:
-    rows = rows_of(results)
+def results_table(results: Sequence[TrialResult], pass_k: int | None = None) -> list[str]:
+    rows = rows_of(results, pass_k)
     header, *body = table(rows, "markdown")
     align = "|".join("---" if c.text else "---:" for c in columns("markdown"))
     note = analogue_note(rows)
     return [_row(header), f"|{align}|", *(_row(cells) for cells in body),
-            *(["", note] if note else [])]
+            *(["", note] if note else []), *(["", *suite] if (suite := suite_lines(rows)) else [])]
 
 
 def comparison_table(report: GateReport) -> list[str]:
@@ -37,14 +38,20 @@ def comparison_table(report: GateReport) -> list[str]:
     ]
     for c in report.comparisons:
         lines.append(_row((
-            c.group.task, c.group.agent, c.group.llm or "-", c.metric, c.baseline_text,
+            c.group.task, c.group.agent, c.group.llm or "-", c.metric_text, c.baseline_text,
             c.current_text, c.delta_text, c.p_text, c.p_gate_text, c.test,
             "**tripped**" if c.failure else ("ok" if report.limits else "-"),
+        )))
+    for a in report.agents:
+        lines.append(_row((
+            "(suite)", a.agent, a.llm or "-", f"mean normalised ({a.tasks} tasks)",
+            a.baseline_text, a.current_text, a.delta_text, "-", "-", "-",
+            "**tripped**" if a.failure else ("ok" if report.drop else "-"),
         )))
     for label, groups in (("Not run now", report.only_baseline), ("New", report.only_current)):
         if groups:
             lines += ["", f"{label}: " + ", ".join(f"`{g.label}`" for g in groups)]
-    if report.limits:
+    if report.gated:
         lines.append("")
         if report.tripped:
             lines.append(f"**{report.summary}**")
@@ -55,8 +62,11 @@ def comparison_table(report: GateReport) -> list[str]:
     return lines
 
 
-def markdown(run_id: str, results: Sequence[TrialResult], report: GateReport | None) -> str:
-    lines = [f"## pytest-mlab run `{run_id}`", "", *results_table(results)]
+def markdown(
+    run_id: str, results: Sequence[TrialResult], report: GateReport | None,
+    pass_k: int | None = None,
+) -> str:
+    lines = [f"## pytest-mlab run `{run_id}`", "", *results_table(results, pass_k)]
     if report is not None:
         lines += ["", *comparison_table(report)]
     return "\n".join(lines) + "\n"

@@ -11,9 +11,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from pytest_mlab.analysis.gate import GateReport
+from pytest_mlab.analysis.summary import agent_summaries
 from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.results import Outcome, RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import TrialFiles
+from pytest_mlab.core.summary import AgentSummary
 from pytest_mlab.core.text import clip
 from pytest_mlab.report.rows import Row, analogue_note, label, rows_of
 from pytest_mlab.report.steps import TraceView, trace_view
@@ -53,6 +55,8 @@ class ReportModel(BaseModel):
     labels: list[str]
     """Agent (with LLM) labels in the order charts and tables use."""
     trials: list[TrialView]
+    agents: list[AgentSummary] = []
+    """Each agent x llm's mean normalised score over the suite."""
     comparison: GateReport | None = None
     """The comparison with a saved run (--mlab-compare) and the gate's verdict."""
 
@@ -78,11 +82,13 @@ def _traceback(result: TrialResult) -> str | None:
 
 
 def build_report(
-    results: RunResults, run_dir: Path | None = None, comparison: GateReport | None = None
+    results: RunResults, run_dir: Path | None = None, comparison: GateReport | None = None,
+    pass_k: int | None = None,
 ) -> ReportModel:
-    """``run_dir`` holds the run's traces/ and snapshots/; None reads them where recorded."""
+    """``run_dir`` holds the run's traces/ and snapshots/; None reads them where recorded.
+    ``pass_k``: the k of pass@k (None: the trials each group ran)."""
     records = sorted(results.results, key=lambda r: r.nodeid)
-    rows = rows_of(records)
+    rows = rows_of(records, pass_k)
     counts = Counter(r.outcome for r in records)
     header = Header(
         run=results.run,
@@ -104,4 +110,5 @@ def build_report(
         header=header, rows=rows, analogue_note=analogue_note(rows),
         tasks=sorted({r.task for r in records}),
         labels=sorted({row.label for row in rows}), trials=trials, comparison=comparison,
+        agents=agent_summaries(rows),
     )

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from pytest_mlab.analysis.groups import RAN, by_group
 from pytest_mlab.analysis.stats import wilson
+from pytest_mlab.analysis.summary import mean_normalised, pass_k_at
 from pytest_mlab.core.results import TrialResult
 
 
@@ -37,6 +38,12 @@ class Row(BaseModel):
     improvements: list[float]
     """Improvement of each valid submission over the baseline, in node-id order."""
     mean_improvement: float | None
+    pass_k: int
+    """The k of ``pass_at_k`` and ``pass_hat_k``: --mlab-pass-k, else the trials that ran."""
+    pass_at_k: float | None
+    pass_hat_k: float | None
+    mean_normalised: float | None
+    """Trials without a valid submission count as 0 (see analysis/summary.py)."""
     mean_steps: float | None
     mean_seconds: float | None
     mean_tokens: float | None
@@ -64,12 +71,15 @@ def _mean(values: Sequence[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Row:
+def _row(
+    task: str, agent: str, llm: str | None, group: list[TrialResult], pass_k: int | None
+) -> Row:
     ran = [r for r in group if r.outcome in RAN]
     passed = sum(r.success for r in ran)
     valid = [r for r in ran if r.score is not None]
     improvements = [r.improvement for r in valid if r.improvement is not None]
     low, high = wilson(passed, len(ran)) if ran else (None, None)
+    k, at_k, hat_k = pass_k_at(passed, len(ran), pass_k)
     return Row(
         task=task, analogue_of=next((r.analogue_of for r in group if r.analogue_of), None),
         agent=agent, llm=llm, label=label(agent, llm), trials=len(group),
@@ -79,6 +89,7 @@ def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Ro
         success_rate=passed / len(ran) if ran else None, success_low=low, success_high=high,
         valid=len(valid), valid_rate=len(valid) / len(ran) if ran else None,
         improvements=improvements, mean_improvement=_mean(improvements),
+        pass_k=k, pass_at_k=at_k, pass_hat_k=hat_k, mean_normalised=mean_normalised(ran),
         mean_steps=_mean([r.steps for r in ran]),
         mean_seconds=_mean([r.seconds for r in ran]),
         mean_tokens=_mean([r.tokens_in + r.tokens_out for r in ran]),
@@ -86,7 +97,8 @@ def _row(task: str, agent: str, llm: str | None, group: list[TrialResult]) -> Ro
     )
 
 
-def rows_of(results: Iterable[TrialResult]) -> list[Row]:
-    """Rows sorted by task, then agent and llm."""
+def rows_of(results: Iterable[TrialResult], pass_k: int | None = None) -> list[Row]:
+    """Rows sorted by task, then agent and llm; ``pass_k`` None: pass@n."""
     groups = by_group(sorted(results, key=lambda r: r.nodeid))
-    return [_row(group.task, group.agent, group.llm, trials) for group, trials in groups.items()]
+    return [_row(group.task, group.agent, group.llm, trials, pass_k)
+            for group, trials in groups.items()]

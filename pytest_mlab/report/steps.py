@@ -37,7 +37,7 @@ class TraceView(BaseModel):
     """Why steps are missing: no trace, or steps beyond MAX_STEPS left out."""
 
 
-def _step_changes(
+def step_changes(
     objects: Path, manifests: Path, recorded: list[int], step: int
 ) -> tuple[list[FileChange], str]:
     """Against the latest snapshot before ``step``; none if ``step`` has no snapshot.
@@ -60,7 +60,7 @@ def trace_view(trace: Path, manifests: Path, objects: Path) -> TraceView:
     recorded = manifest_steps(manifests) if manifests.is_dir() else []
     views = []
     for step in steps[:MAX_STEPS]:
-        found, note = _step_changes(objects, manifests, recorded, step.step)
+        found, note = step_changes(objects, manifests, recorded, step.step)
         views.append(StepView(
             # The trace keeps the agent's text as it was; the report shows it escaped.
             step=step.step, action=printable(step.action),

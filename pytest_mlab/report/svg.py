@@ -2,112 +2,132 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from html import escape
 
-from pytest_mlab.report.figures import Figure, value_range
+from pytest_mlab.report.chart_layout import (
+    BAR,
+    GAP,
+    LINE,
+    NOTE,
+    NOTE_LINE,
+    PAD,
+    SWATCH,
+    TITLE,
+    Layout,
+    axis_title,
+    layout,
+)
+from pytest_mlab.report.figures import Figure, scale_of
+from pytest_mlab.report.scale import Scale, tick_label
+from pytest_mlab.report.text_size import FONT_FAMILY, fit
 
-COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
-           "#000000")
-BAR = 18
-GAP = 28
-LEFT = 60
-TOP = 44
-PLOT_HEIGHT = 220
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
+           "#F0E442")
+"""Okabe and Ito's palette, told apart with any colour vision; the pale yellow comes last."""
+THRESHOLD = 'stroke="#222" stroke-width="1.5" stroke-dasharray="5 3" fill="none"'
 NAMESPACE = 'xmlns="http://www.w3.org/2000/svg"'
 
 
 def colour(index: int) -> str:
+    """Distinct for the first eight series; a ninth repeats the first."""
     return COLOURS[index % len(COLOURS)]
-
-
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    raw = (high - low) / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.floor(low / step) * step
-    ticks = []
-    tick = first
-    while tick <= high + step * 1e-9:
-        ticks.append(round(tick, 12))
-        tick += step
-    if ticks[-1] < high:
-        ticks.append(ticks[-1] + step)
-    return ticks
 
 
 def _open(width: float, height: float, label: str, standalone: bool) -> str:
     namespace = f" {NAMESPACE}" if standalone else ""
     return (f'<svg{namespace} width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(label)}" '
-            f'font-family="sans-serif" font-size="12">')
+            f'font-family="{FONT_FAMILY}" font-size="12">')
 
 
-def _legend(series: Sequence[str]) -> list[str]:
-    parts, x = [], 8.0
-    for n, name in enumerate(series):
-        parts.append(f'<rect x="{x:.1f}" y="26" width="10" height="10" fill="{colour(n)}"/>'
-                     f'<text x="{x + 14:.1f}" y="35">{escape(name)}</text>')
-        x += len(name) * 7 + 28
+def _text(x: float, y: float, text: str, *, anchor: str = "start", angle: float = 0.0,
+          extra: str = "", tooltip: str = "") -> str:
+    turn = f" rotate({angle:g})" if angle else ""
+    align = f' text-anchor="{anchor}"' if anchor != "start" else ""
+    hint = f"<title>{escape(tooltip)}</title>" if tooltip else ""
+    return (f'<text transform="translate({x:.1f} {y:.1f}){turn}"{align}{extra}>{hint}'
+            f'{escape(text)}</text>')
+
+
+def _heading(box: Layout) -> list[str]:
+    parts = [_text(PAD, PAD + TITLE * 0.93 + n * LINE, line,
+                   extra=' font-size="14" font-weight="bold"') for n, line in enumerate(box.title)]
+    below = PAD + LINE * len(box.title)
+    parts += [_text(PAD, below + NOTE * 0.93 + n * NOTE_LINE, line,
+                    extra=' font-size="11" fill="#444"') for n, line in enumerate(box.note)]
+    for item in box.legend:
+        if item.kind == "bar":
+            parts.append(f'<rect x="{item.x:.1f}" y="{item.y + 3:.1f}" width="10" height="10" '
+                         f'fill="{colour(item.index)}" stroke="#222" stroke-width="0.5"/>')
+        else:
+            parts.append(f'<path d="M{item.x:.1f} {item.y + 8:.1f}h11" {THRESHOLD}/>')
+        parts.append(_text(item.x + SWATCH, item.y + 12, item.name))
+    return parts
+
+
+def _axis(box: Layout, scale: Scale, title: str) -> list[str]:
+    parts = []
+    for value in scale.minor:
+        parts.append(f'<path d="M{box.left:.1f} {box.y(scale, value):.1f}H{box.right:.1f}" '
+                     f'stroke="#f0f0f0"/>')
+    for tick in scale.ticks:
+        y = box.y(scale, tick)
+        parts.append(f'<path d="M{box.left:.1f} {y:.1f}H{box.right:.1f}" stroke="#ddd"/>'
+                     + _text(box.left - 6, y + 4, tick_label(tick), anchor="end"))
+    middle = box.top + box.plot_height / 2
+    parts.append(_text(box.axis_x, middle, title, anchor="middle", angle=-90))
+    return parts
+
+
+def _group(figure: Figure, box: Layout, scale: Scale, g: int) -> list[str]:
+    group, parts = figure.groups[g], []
+    zero = box.y(scale, min(max(0.0, scale.low), scale.high))
+    first = box.left + g * box.group_width + GAP / 2
+    for s, name in enumerate(figure.series):
+        bar = figure.bars.get((group, name))
+        if bar is None:
+            continue
+        x0, centre = first + s * BAR, first + s * BAR + BAR / 2
+        y = box.y(scale, bar.value)
+        # A bar at zero is still a visible sliver in its colour: a 0% is not a missing bar.
+        top, height = (min(y, zero), abs(zero - y)) if abs(zero - y) >= 2 else (zero - 1, 2.0)
+        parts.append(f'<rect x="{x0 + 1:.1f}" y="{top:.1f}" width="{BAR - 2:g}" '
+                     f'height="{height:.1f}" fill="{colour(s)}" '
+                     f'fill-opacity="0.85"><title>{escape(bar.text)}</title></rect>')
+        if bar.low is not None and bar.high is not None:
+            low, high = box.y(scale, bar.low), box.y(scale, bar.high)
+            parts.append(f'<path d="M{centre:.1f} {low:.1f}V{high:.1f}M{centre - 4:.1f} '
+                         f'{low:.1f}h8M{centre - 4:.1f} {high:.1f}h8" stroke="#222" '
+                         f'fill="none"/>')
+        parts += [f'<circle cx="{centre:.1f}" cy="{box.y(scale, p):.1f}" r="3" fill="#fff" '
+                  f'stroke="#222"/>' for p in bar.points]
+    for mark in figure.marks.get(group, ()):
+        y = box.y(scale, mark)
+        end = first + len(figure.series) * BAR + 4
+        parts.append(f'<path d="M{first - 4:.1f} {y:.1f}H{end:.1f}" {THRESHOLD}>'
+                     f'<title>{escape(group)}: threshold {tick_label(mark)}</title></path>')
+    anchor = "middle" if box.label_angle == 0 else "end"
+    parts.append(_text(box.centre(g), box.label_y, box.labels[g], anchor=anchor,
+                       angle=box.label_angle,
+                       tooltip=group if box.labels[g] != group else ""))
     return parts
 
 
 def chart(figure: Figure, *, standalone: bool = False) -> str:
-    """Grouped bars: one group per task, one bar per agent, with whiskers and dots."""
-    groups, series = figure.groups, figure.series
-    low, high = value_range(figure)
-    ticks = nice_ticks(low, high) if figure.fixed is None else [i / 5 for i in range(6)]
-    low, high = min(low, ticks[0]), max(high, ticks[-1])
-    group_width = max(1, len(series)) * BAR + GAP
-    longest = max((len(g) for g in groups), default=4)
-    bottom = 24 + min(longest, 40) * 4.5
-    legend_width = sum(len(s) * 7 + 28 for s in series)
-    width = max(LEFT + len(groups) * group_width + 16, legend_width + 24,
-                len(figure.title) * 7.5 + 16, 360)
-    height = TOP + PLOT_HEIGHT + bottom
-
-    def y(value: float) -> float:
-        return TOP + PLOT_HEIGHT * (high - value) / (high - low)
-
-    parts = [_open(width, height, figure.title, standalone),
-             f'<text x="8" y="16" font-size="14" font-weight="bold">{escape(figure.title)}</text>']
-    parts += _legend(series)
-    for tick in ticks:
-        parts.append(f'<line x1="{LEFT}" x2="{width - 8:.0f}" y1="{y(tick):.1f}" '
-                     f'y2="{y(tick):.1f}" stroke="#ddd"/>'
-                     f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">'
-                     f'{tick:.0%}</text>')
-    parts.append(f'<text transform="translate(14 {TOP + PLOT_HEIGHT / 2:.0f}) rotate(-90)" '
-                 f'text-anchor="middle">{escape(figure.axis)}</text>')
-    zero = y(min(max(0.0, low), high))
-    for g, group in enumerate(groups):
-        left = LEFT + g * group_width + GAP / 2
-        for s, name in enumerate(series):
-            bar = figure.bars.get((group, name))
-            if bar is None:
-                continue
-            x0, centre = left + s * BAR, left + s * BAR + BAR / 2
-            top = min(y(bar.value), zero)
-            parts.append(f'<rect x="{x0 + 1:.1f}" y="{top:.1f}" width="{BAR - 2}" '
-                         f'height="{max(abs(zero - y(bar.value)), 0.5):.1f}" '
-                         f'fill="{colour(s)}" fill-opacity="0.85">'
-                         f'<title>{escape(bar.text)}</title></rect>')
-            if bar.low is not None and bar.high is not None:
-                parts.append(f'<path d="M{centre:.1f} {y(bar.low):.1f}V{y(bar.high):.1f}'
-                             f'M{centre - 4:.1f} {y(bar.low):.1f}h8M{centre - 4:.1f} '
-                             f'{y(bar.high):.1f}h8" stroke="#222" fill="none"/>')
-            for point in bar.points:
-                parts.append(f'<circle cx="{centre:.1f}" cy="{y(point):.1f}" r="3" '
-                             f'fill="#fff" stroke="#222"/>')
-        label_x = left + len(series) * BAR / 2
-        parts.append(f'<text transform="translate({label_x:.1f} {TOP + PLOT_HEIGHT + 14}) '
-                     f'rotate(-30)" text-anchor="end">{escape(group)}</text>')
-    parts.append(f'<line x1="{LEFT}" x2="{width - 8:.0f}" y1="{zero:.1f}" y2="{zero:.1f}" '
-                 f'stroke="#222"/>')
+    """Grouped bars: one group per task, one bar per agent, with whiskers, dots and the
+    task's threshold; the value axis is symmetric-log where one value dwarfs the rest."""
+    scale = scale_of(figure)
+    box = layout(figure, scale)
+    parts = [_open(box.width, box.height, figure.title, standalone), *_heading(box),
+             *_axis(box, scale, axis_title(figure, scale))]
+    for g in range(len(figure.groups)):
+        parts += _group(figure, box, scale, g)
+    zero = box.y(scale, min(max(0.0, scale.low), scale.high))
+    parts.append(f'<path d="M{box.left:.1f} {zero:.1f}H{box.right:.1f}" stroke="#222"/>')
     if not figure.bars:
-        parts.append(f'<text x="{width / 2:.0f}" y="{TOP + PLOT_HEIGHT / 2:.0f}" '
-                     f'text-anchor="middle">no data</text>')
+        parts.append(_text((box.left + box.right) / 2, box.top + box.plot_height / 2, "no data",
+                           anchor="middle"))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -129,7 +149,7 @@ def step_chart(points: Sequence[tuple[int, float]], baseline: float | None, metr
 
     coords = [xy(s, v) for s, v in points]
     parts = [_open(width, height, f"{metric} over steps", False),
-             f'<text x="4" y="14">{escape(metric)} over steps</text>',
+             f'<text x="4" y="14">{escape(fit(f"{metric} over steps", width - 8, 12))}</text>',
              f'<text x="4" y="{height - 6:.0f}">step 0</text>',
              f'<text x="{width - 4:.0f}" y="{height - 6:.0f}" text-anchor="end">step {last}</text>']
     if baseline is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_mlab.analysis.gate import GateReport
+from pytest_mlab.analysis.summary import agent_summaries
 from pytest_mlab.core.text import aligned
 from pytest_mlab.report.columns import table
 from pytest_mlab.report.rows import Row, analogue_note
@@ -18,7 +19,18 @@ if TYPE_CHECKING:
 def summary_lines(rows: Sequence[Row]) -> list[str]:
     """One line per row of the report (rates over trials that ran; means per trial that ran)."""
     note = analogue_note(rows)
-    return aligned(table(list(rows), "terminal")) + ([note] if note else [])
+    return aligned(table(list(rows), "terminal")) + ([note] if note else []) + suite_lines(rows)
+
+
+def suite_lines(rows: Sequence[Row]) -> list[str]:
+    """Each agent's mean normalised score over the suite, where a task has one."""
+    agents = [a for a in agent_summaries(rows) if a.mean_normalised is not None]
+    return [
+        f"mean normalised score {a.agent}{'/' + a.llm if a.llm else ''}: "
+        f"{a.mean_normalised:.2f} over {a.tasks} task(s)"
+        + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
+        for a in agents
+    ]
 
 
 def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
@@ -26,14 +38,18 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
     header = ("group", "metric", "baseline", "now", "change", "p", "p (Holm)", "test", "")
     rows = [header]
     for c in report.comparisons:
-        rows.append((c.group.label, c.metric, c.baseline_text, c.current_text, c.delta_text,
+        rows.append((c.group.label, c.metric_text, c.baseline_text, c.current_text, c.delta_text,
                      c.p_text, c.p_gate_text, c.test, "TRIPPED" if c.failure else ""))
     lines = [(f"compared with {report.baseline_name}", False)]
     lines += [(line, "TRIPPED" in line) for line in aligned(rows)]
+    suite = [("agent", "mean normalised score", "baseline", "now", "change", "tasks", "")]
+    suite += [(a.label, "over the suite", a.baseline_text, a.current_text, a.delta_text,
+               str(a.tasks), "TRIPPED" if a.failure else "") for a in report.agents]
+    lines += [(line, "TRIPPED" in line) for line in aligned(suite)] if report.agents else []
     for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
         if groups:
             lines.append((f"{label}: {', '.join(g.label for g in groups)}", False))
-    if report.limits:
+    if report.gated:
         if report.tripped:
             lines += [(failure, True) for failure in report.failures]
         else:

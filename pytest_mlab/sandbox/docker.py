@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
-from pytest_mlab.sandbox import privileges
+from pytest_mlab.sandbox import privileges, python_bin
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
 from pytest_mlab.sandbox.capture import Stream, wait_watching
@@ -87,8 +87,11 @@ class DockerSandbox:
         self.client = _client()
         limits, workspace, image = spec.resources, spec.workspace, spec.image
         refuse_code_in(workspace)
-        self.environment = (sandbox_environ(os.environ, spec.environment, home="/tmp")
-                            | CONTAINER_ENV)
+        skeleton = image == SKELETON_IMAGE
+        # The skeleton borrows the host's interpreter: its `python` first on PATH.
+        shown = python_bin.INSIDE if skeleton and spec.python_bin else None
+        self.environment = sandbox_environ(os.environ | CONTAINER_ENV, spec.environment,
+                                           home="/tmp", python_bin=shown)
         self.limits = limits
         self._interrupted: str | None = None
         self.quota = DiskQuota(workspace, limits.disk_bytes)
@@ -101,10 +104,12 @@ class DockerSandbox:
         volumes |= {host: {"bind": inside, "mode": "ro"} for host, inside in spec.mounts}
         volumes[privileges.FILE] = {"bind": privileges.INSIDE, "mode": "ro"}
         self.python = "python3"
-        if image == SKELETON_IMAGE:
+        if skeleton:
             ensure_skeleton_image(self.client)
             volumes |= _host_mounts()
             self.python = sys.executable
+            if spec.python_bin is not None:
+                volumes[str(spec.python_bin)] = {"bind": python_bin.INSIDE, "mode": "ro"}
         else:
             # The image's own PATH finds its Python (a virtual environment, say).
             del self.environment["PATH"]

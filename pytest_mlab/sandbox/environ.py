@@ -7,6 +7,7 @@ sandbox's own settings and the trial's variables (leased GPUs, seed) on top.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 PASSED_THROUGH = (
@@ -37,8 +38,16 @@ def thread_environ(cores: int) -> dict[str, str]:
 
 
 def sandbox_environ(
-    host: Mapping[str, str], trial: Mapping[str, str], *, home: str
+    host: Mapping[str, str], trial: Mapping[str, str], *, home: str,
+    python_bin: str | None = None,
 ) -> dict[str, str]:
-    """The allowlisted part of ``host``, the sandbox's settings, then ``trial``'s own."""
+    """The allowlisted part of ``host``, the sandbox's settings, then ``trial``'s own.
+
+    PATH is ``python_bin`` (the folder, as the sandbox shows it, whose ``python`` is the
+    trial's interpreter), then ``trial``'s PATH (an agent's tools), then ``host``'s, which
+    stays for the programs it finds."""
     kept = {name: host[name] for name in PASSED_THROUGH if name in host}
-    return kept | SANDBOX_ENV | {"HOME": home, "TMPDIR": "/tmp"} | dict(trial)
+    environ = kept | SANDBOX_ENV | {"HOME": home, "TMPDIR": "/tmp"} | dict(trial)
+    folders = (python_bin, trial.get("PATH"), host.get("PATH") or os.defpath)
+    environ["PATH"] = os.pathsep.join(folder for folder in folders if folder)
+    return environ

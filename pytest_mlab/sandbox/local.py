@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Sequence
 
 from pytest_mlab.core.errors import SandboxError
-from pytest_mlab.sandbox import privileges
+from pytest_mlab.sandbox import privileges, python_bin
 from pytest_mlab.sandbox.base import ExecResult
 from pytest_mlab.sandbox.bwrap import bwrap_argv
 from pytest_mlab.sandbox.capture import run_captured
@@ -46,7 +46,11 @@ class LocalSandbox:
         self.mounts = spec.mounts
         self.limits = spec.resources
         home = "/tmp" if self.isolation == "bwrap" else os.environ.get("HOME", "/tmp")
-        self.environ = sandbox_environ(os.environ, spec.environment, home=home)
+        self.python_bin = spec.python_bin
+        # Without a mount namespace (netns, none) the folder is seen at its own path.
+        shown = python_bin.INSIDE if self.isolation == "bwrap" else str(spec.python_bin)
+        self.environ = sandbox_environ(os.environ, spec.environment, home=home,
+                                       python_bin=shown if spec.python_bin else None)
         self.cpus = spec.cpus
         self.cgroup = TrialCgroup.create(self.limits.memory_bytes, self.limits.processes,
                                          self.cpus)
@@ -61,6 +65,8 @@ class LocalSandbox:
         # seccomp filter, whoever runs the harness.
         if self.isolation == "bwrap":
             mounts = (*self.mounts, (privileges.FILE, privileges.INSIDE))
+            if self.python_bin is not None:
+                mounts += ((str(self.python_bin), python_bin.INSIDE),)
             prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
                                 tmp_bytes=self.limits.memory_bytes, mounts=mounts)
             return prefix + launcher_argv(LAUNCHER_PYTHON, list(argv), privileges.INSIDE)

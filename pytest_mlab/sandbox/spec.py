@@ -33,7 +33,8 @@ class SandboxSpec:
     cpus: tuple[int, ...] = ()
     """The cores the trial leased; its scripts are pinned to them (none: not pinned)."""
     environment: Mapping[str, str] = field(default_factory=dict)
-    """Variables the trial adds to the sandbox's own environment."""
+    """Variables the trial adds to the sandbox's own environment; its PATH (an agent's
+    tools) goes after the trial's ``python`` and before the user's PATH."""
     run_id: str = ""
     """Labels what the sandbox leaves behind, so an interrupted run can be cleaned up."""
     isolation: str = "none"
@@ -43,6 +44,9 @@ class SandboxSpec:
     mounts: tuple[tuple[str, str], ...] = ()
     """(host folder, path inside) pairs shown read-only: an external agent's own
     installation, its trial's LLM gateway."""
+    python_bin: Path | None = None
+    """The folder whose ``python``, ``python3`` and ``pip`` start the trial's interpreter
+    (``python_bin.py``): shown read-only, first on PATH. None: PATH as the user had it."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ def spec_to_json(kind: str, spec: SandboxSpec) -> str:
     fields["workspace"] = str(spec.workspace)
     fields["hidden"] = [str(path) for path in spec.hidden]
     fields["environment"] = dict(spec.environment)
+    fields["python_bin"] = str(spec.python_bin) if spec.python_bin else None
     return json.dumps({"kind": kind, "spec": fields})
 
 
@@ -77,5 +82,6 @@ def spec_from_json(text: str) -> tuple[str, SandboxSpec]:
         environment=fields["environment"], run_id=fields["run_id"],
         isolation=fields["isolation"], image=fields["image"],
         mounts=tuple((host, inside) for host, inside in fields.get("mounts", ())),
+        python_bin=Path(fields["python_bin"]) if fields.get("python_bin") else None,
     )
     return str(raw["kind"]), spec

@@ -15,14 +15,14 @@ from pytest_mlab.env.environment import (
     TimeLimitReached,
     TrialStopped,
 )
-from pytest_mlab.llm import BudgetExceeded, LLMError, Usage
+from pytest_mlab.llm import BudgetExceeded, LLMError, PromptTooLong, Usage
 
 
 @dataclass(frozen=True)
 class AgentRun:
     ended_by: str
-    """'final answer', 'agent returned', 'step limit', 'time limit', 'LLM budget' or
-    'agent error'."""
+    """'final answer', 'agent returned', 'step limit', 'time limit', 'LLM budget',
+    'prompt too long', 'agent error', 'LLM error' or 'stopped'."""
     steps: int
     seconds: float
     agent_error: str | None = None
@@ -58,6 +58,10 @@ def let_agent_act(agent: Agent, env: Environment) -> AgentRun:
         fault = f"the LLM provider failed for good ({exc})"
     except TrialStopped as exc:
         ended_by, fault, fault_class = "stopped", str(exc), exc.error_class
+    except PromptTooLong as exc:
+        ended_by = "prompt too long"
+        if exc.fails_trial:  # as MLAgentBench's run: no final workspace, nothing scored
+            agent_error = f"PromptTooLong: {exc} (--mlab-long-prompt=fail)"
     except InfrastructureError:
         raise
     except Exception as exc:

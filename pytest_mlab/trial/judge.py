@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+from pytest_mlab.analysis.summary import normalised_of
 from pytest_mlab.core.baseline import Baseline
+from pytest_mlab.core.reference import reference_mean
 from pytest_mlab.core.results import Outcome, TrialResult
 from pytest_mlab.trial.act import AgentRun
 from pytest_mlab.trial.scoring import Scored, improvement, judgement
 from pytest_mlab.trial.spec import TrialSpec
 
-LIMITS = ("step limit", "time limit", "LLM budget")
+ENDINGS = {
+    "step limit": "the step limit ended the trial",
+    "time limit": "the time limit ended the trial",
+    "LLM budget": "the LLM budget ended the trial",
+    "prompt too long": "a prompt too long for the model ended the trial",
+    "agent returned": "the agent ended its turn without a Final Answer",
+}
+"""How a turn that ended without a Final Answer is named in its verdict. As MLAgentBench's
+eval, the final workspace is scored however the turn ended (docs/paper-parity.md, Limits)."""
+
+
+def ending(ended_by: str, require_final_answer: bool) -> tuple[str, bool]:
+    """The words naming how the turn ended (none after a Final Answer), and whether the
+    trial may pass: with ``require_final_answer`` only a submitted Final Answer may."""
+    words = ENDINGS.get(ended_by, "")
+    if not require_final_answer or ended_by == "final answer":
+        return words, True
+    if ended_by != "agent returned":
+        words = f"{words or 'the trial ended'} before any Final Answer"
+    return f"{words}, which --mlab-require-final-answer requires", False
 
 
 def blank_result(nodeid: str, spec: TrialSpec, threshold: float, outcome: Outcome) -> TrialResult:
@@ -17,7 +38,7 @@ def blank_result(nodeid: str, spec: TrialSpec, threshold: float, outcome: Outcom
         nodeid=nodeid, task=spec.task.name, agent=spec.agent, llm=spec.llm, trial=spec.trial,
         metric=manifest.metric.name, direction=manifest.metric.direction, outcome=outcome,
         success=False, threshold=threshold, seed=spec.mlab_seed,
-        analogue_of=manifest.mirrors or None,
+        analogue_of=manifest.mirrors or None, reference_mean=reference_mean(spec.task),
     )
 
 
@@ -34,6 +55,7 @@ def unrun_result(
 def judge(
     nodeid: str, spec: TrialSpec, run: AgentRun, scored: Scored | None,
     baseline: Baseline | None, threshold: float, isolation: str,
+    require_final_answer: bool = False,
 ) -> TrialResult:
     """Passed or failed, with one sentence. ``scored`` is None when the agent crashed;
     ``baseline`` is None only while recording one: then any valid score passes."""
@@ -51,7 +73,8 @@ def judge(
     if run.agent_error is not None or scored is None:
         result.message = f"{task.name}: the agent raised {run.agent_error} after {run.steps} steps"
         return result
-    ended = f"the {run.ended_by} ended the trial; " if run.ended_by in LIMITS else ""
+    words, may_pass = ending(run.ended_by, require_final_answer)
+    ended = f"{words}; " if words else ""
     if run.fault is not None:
         # The harness's fault, not the agent's: an error, with what was scored all the same.
         result.outcome, result.error_class = "error", run.fault_class
@@ -61,14 +84,15 @@ def judge(
         return result
     score = result.score = scored.score
     if baseline is None:
-        if run.fault is None:
+        if run.fault is None and may_pass:
             result.success, result.outcome = True, "passed"
         result.message = f"{task.name}: {ended}{metric.name}={score:.6g} recorded"
         return result
     gain = result.improvement = improvement(score, baseline.mean, metric.direction)
+    result.normalised_score = normalised_of(result)
     sentence = judgement(metric.name, score, baseline.mean, gain, threshold)
     result.message = f"{task.name}: {ended}{sentence}"
-    if not ended and run.fault is None:
-        result.success = gain >= threshold
+    if run.fault is None:
+        result.success = may_pass and gain >= threshold
         result.outcome = "passed" if result.success else "failed"
     return result

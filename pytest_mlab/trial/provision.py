@@ -15,9 +15,10 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
     isolation: str, image: str, run_id: str, seed: int, prepared: Path,
-    cpus: tuple[int, ...] = (),
+    cpus: tuple[int, ...] = (), python_bin: Path | None = None,
 ) -> SandboxSpec:
-    """``prepared``: the task's prepared data, which may hold folders its sandboxes mount."""
+    """``prepared``: the task's prepared data, which may hold folders its sandboxes mount;
+    ``python_bin``: the folder whose ``python`` is the trial's interpreter (first on PATH)."""
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
@@ -35,5 +36,5 @@ def sandbox_spec(
                      **(thread_environ(len(cpus)) if cpus else {}),
                      **({"PYTHONPATH": str(startup)} if startup else {})},
         run_id=run_id, isolation=isolation, image=image,
-        mounts=mounts,
+        mounts=mounts, python_bin=python_bin,
     )

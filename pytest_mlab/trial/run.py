@@ -63,6 +63,8 @@ class TrialParts:
     action_options: ActionOptions = field(default_factory=ActionOptions)
     scoring: ScoringSandbox | None = None
     """Where the scorer may run the workspace's code; None: scorers that need it fail."""
+    require_final_answer: bool = False
+    """Fail a trial whose turn ended without a Final Answer, however good its workspace."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -77,7 +79,7 @@ def run_trial(parts: TrialParts) -> TrialResult:
         task, parts.workspace, parts.data, parts.scoring
     )
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
-                   parts.sandbox.isolation)
+                   parts.sandbox.isolation, parts.require_final_answer)
     result.resumed_from = len(resume.steps) if resume else None
     keep = parts.keep_workspace
     if keep == "all" or (keep == "failed" and not result.success):

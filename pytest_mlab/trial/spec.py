@@ -47,6 +47,9 @@ class Overrides:
     max_steps: int | None = None
     max_time: float | None = None
     script_timeout: float | None = None
+    require_final_answer: bool = False
+    """Only a trial whose agent submitted a Final Answer may pass (by default the final
+    workspace is scored however the turn ended, as in MLAgentBench)."""
 
     def threshold_for(self, task: TaskSpec) -> float:
         """The relative improvement a trial of ``task`` needs to pass."""

@@ -30,6 +30,7 @@ from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.isolation import available
 from pytest_mlab.sandbox.local import LocalSandbox
+from pytest_mlab.sandbox.python_bin import python_bin
 from pytest_mlab.sandbox.resources import GIB, ResourceLimits
 from pytest_mlab.sandbox.spec import SandboxSpec
 
@@ -62,14 +63,21 @@ def kind_args(sandbox_kind: str) -> list[str]:
 
 
 @pytest.fixture
-def make_sandbox(sandbox_kind: str) -> Iterator[SandboxFactory]:
-    """Make sandboxes of the kind under test over a folder; all are closed afterwards."""
+def python_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache under /tmp holding the folder of the trial's ``python``, as a trial's has."""
+    return tmp_path_factory.mktemp("python-cache")
+
+
+@pytest.fixture
+def make_sandbox(sandbox_kind: str, python_cache: Path) -> Iterator[SandboxFactory]:
+    """Make sandboxes of the kind under test over a folder, the trial's ``python`` first
+    on their PATH as in a trial; all are closed afterwards."""
     made: list[Sandbox] = []
 
     def make(workspace: Path, limits: ResourceLimits = LIMITS, protected: tuple[str, ...] = (),
              hidden: tuple[Path, ...] = (), mounts: tuple[tuple[str, str], ...] = ()) -> Sandbox:
         spec = SandboxSpec(workspace, isolation="bwrap", protected=protected, resources=limits,
-                           hidden=hidden, mounts=mounts)
+                           hidden=hidden, mounts=mounts, python_bin=python_bin(python_cache))
         if sandbox_kind == "bwrap":
             sandbox: Sandbox = LocalSandbox(spec)
         else:

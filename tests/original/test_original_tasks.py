@@ -256,6 +256,9 @@ def test_a_gpu_task_gets_its_leased_device_from_the_docker_sandbox(
         assert run["environment"]["CUDA_VISIBLE_DEVICES"] == "3"
         assert run["network_mode"] == "none"
         assert (container.image, container.removed) == ("gpu-image", True)
+        # The image's own PATH and Python: the host interpreter's start scripts stay out.
+        assert "PATH" not in run["environment"]
+        assert "/run/pytest-mlab/bin" not in [v["bind"] for v in run["volumes"].values()]
 
 
 def test_a_bad_overlay_is_a_collection_error_naming_the_key(

@@ -10,8 +10,10 @@ from pytest_mlab.env.actions.files import _writable
 from pytest_mlab.env.actions.llm_call import ask, fenced
 from pytest_mlab.env.actions.paths import inside, relative
 
-EDIT_MAX_CHARS = 100_000
-"""The most text sent to the edit model in one request."""
+MAX_SOURCE_BYTES = 8_000_000
+"""A bigger file is refused unread, to spare the harness's memory: no model's context
+holds it (about two million tokens). Anything smaller is sent, as MLAgentBench sent it;
+a model that finds it too long makes that the observation."""
 _FENCE = "```"
 _ANSWER_FORMAT = (
     "Reply with the complete code after the edit in one fenced block that begins with "
@@ -28,9 +30,8 @@ def _source(env: ActionContext, script_name: str, *, missing_ok: bool) -> tuple[
     if not path.is_file():
         raise ActionError(f"{script_name!r} is not a file in the workspace.")
     # Checked before reading: a huge file would cost the harness its size in memory.
-    if (size := path.stat().st_size) > 4 * EDIT_MAX_CHARS:
-        raise ActionError(f"{rel} has {size:,} bytes, more than an edit may cover; edit a "
-                          "range of lines, or a smaller file.")
+    if (size := path.stat().st_size) > MAX_SOURCE_BYTES:
+        raise ActionError(f"{rel} has {size:,} bytes, more than any model's context holds.")
     try:
         return rel, path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
@@ -81,17 +82,10 @@ def _save(env: ActionContext, save_name: str, old_rel: str, old: str, new: str) 
             f"{undo}\n{diff}")
 
 
-def _guard(text: str, what: str) -> None:
-    if len(text) > EDIT_MAX_CHARS:
-        raise ActionError(f"{what} has {len(text)} characters, more than the "
-                          f"{EDIT_MAX_CHARS} an edit may cover; edit a range of lines.")
-
-
 def edit_script(env: ActionContext, script_name: str, edit_instruction: str,
                 save_name: str) -> str:
     rel, old = _source(env, script_name, missing_ok=True)
     _writable(env, save_name)  # refuse before paying for the model's answer
-    _guard(old, rel)
     current = (f"Here is the Python script {rel}:\n{fenced(old, 'python')}" if old
                else f"The Python script {rel} is empty or does not exist yet.")
     prompt = (f"{current}\n\nEdit it by following this instruction:\n{edit_instruction}\n\n"
@@ -114,7 +108,6 @@ def edit_script_segment(env: ActionContext, script_name: str, start_line_number:
     end = min(end_line_number, len(lines))
     _writable(env, save_name)
     segment = "".join(lines[start_line_number - 1 : end])
-    _guard(segment, f"Lines {start_line_number}-{end} of {rel}")
     prompt = (f"Here are lines {start_line_number}-{end} of the Python script {rel}:\n"
               f"{fenced(segment, 'python')}\n\nEdit this segment by following this "
               f"instruction:\n{edit_instruction}\n\n{_ANSWER_FORMAT} The block replaces "

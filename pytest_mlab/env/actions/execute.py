@@ -63,10 +63,15 @@ def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | No
 
 
 def execute_script(env: ActionContext, script_name: str) -> str:
+    # As MLAgentBench: any file is run by Python, whatever its name ends in. Only regular
+    # files: Python would wait for ever on a FIFO or a device.
     path = inside(env.workspace.root, script_name)
-    if path.suffix != ".py" or not path.is_file():
-        raise ActionError(f"{script_name!r} is not a Python script in the workspace.")
-    return _run(env, [sys.executable, relative(env.workspace.root, path)], "The script")
+    if not path.is_file():
+        raise ActionError(f"{script_name!r} is not a file in the workspace.")
+    name = relative(env.workspace.root, path)
+    # A name starting with "-" would be read as one of Python's own options.
+    return _run(env, [sys.executable, f"./{name}" if name.startswith("-") else name],
+                "The script")
 
 
 def python_repl(env: ActionContext, command: str) -> str:
@@ -87,7 +92,7 @@ def final_answer(env: ActionContext, final_answer: str) -> str:
 EXECUTE_SCRIPT = Action(
     "Execute Script", "Run a Python script of the workspace and return its output: what "
     "it printed, or its error messages if it failed. The script must already exist.",
-    {"script_name": "a .py file relative to the workspace"}, execute_script, writes="*",
+    {"script_name": "a Python script, relative to the workspace"}, execute_script, writes="*",
 )
 PYTHON_REPL = Action(
     "Python REPL",
@@ -101,6 +106,6 @@ RUN_COMMAND = Action(
     {"command": "a shell command line"}, run_command, writes="*",
 )
 FINAL_ANSWER = Action(
-    "Final Answer", "End the trial; the workspace as it is now will be scored.",
-    {"final_answer": "a short account of what you did and found"}, final_answer,
+    "Final Answer", "Give the final answer to the task.",
+    {"final_answer": "a detailed description of the final answer"}, final_answer,
 )

@@ -1,0 +1,123 @@
+"""A run's summary from its records: per task x agent x llm what k attempts would give
+(pass@k, pass^k, best-of-k of the improvement) and the mean normalised score; per agent x
+llm the mean normalised score over the suite.
+
+Over the trials that ran (passed or failed), as every rate: errors and skips are the
+harness's. A trial that ran without a valid submission counts as the starting point: 0
+normalised, 0 improvement in best-of-k (an agent with k attempts keeps the starter where
+every attempt broke it), so failures are never dropped from a mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from math import isfinite
+from statistics import fmean
+from typing import TYPE_CHECKING, Protocol
+
+from pytest_mlab.analysis.attempts import best_of_k, normalised, pass_at_k, pass_hat_k
+from pytest_mlab.analysis.groups import RAN, by_group
+from pytest_mlab.core.summary import AgentSummary, GroupSummary, RunSummary
+
+if TYPE_CHECKING:
+    from pytest_mlab.core.results import TrialResult
+
+
+def _has_scale(result: TrialResult) -> bool:
+    base, reference = result.baseline_mean, result.reference_mean
+    return (base is not None and reference is not None
+            and normalised(base, base, reference, result.direction) is not None)
+
+
+def normalised_of(result: TrialResult) -> float | None:
+    """(score - baseline_mean) / (reference_mean - baseline_mean) of a record; None where a
+    part is missing or the reference is no better than the baseline."""
+    score, base, reference = result.score, result.baseline_mean, result.reference_mean
+    if score is None or base is None or reference is None:
+        return None
+    return normalised(score, base, reference, result.direction)
+
+
+def trial_normalised(result: TrialResult) -> float | None:
+    """The trial's normalised score, 0 where it left no valid submission; None where its
+    task has no scale (no reference, no baseline, or a reference no better than it)."""
+    if result.normalised_score is not None:
+        return result.normalised_score
+    return 0.0 if result.score is None and _has_scale(result) else None
+
+
+def mean_normalised(ran: Sequence[TrialResult]) -> float | None:
+    """The mean over trials that ran; None where any of them has no normalised score."""
+    values = [trial_normalised(r) for r in ran]
+    if not values or any(v is None for v in values):
+        return None
+    return fmean(v for v in values if v is not None)
+
+
+def attempt_improvements(ran: Sequence[TrialResult]) -> list[float] | None:
+    """Each trial's improvement, 0 where it left no valid submission; None where a trial
+    has no baseline to improve on."""
+    if any(r.baseline_mean is None or (r.improvement is None and r.score is not None)
+           for r in ran):
+        return None
+    gains = [0.0 if r.improvement is None else r.improvement for r in ran]
+    # A record read from disk may hold anything: no order, no best.
+    return gains if all(isfinite(g) for g in gains) else None
+
+
+def pass_k_at(passed: int, n: int, k: int | None) -> tuple[int, float | None, float | None]:
+    """k (``None``: n, every trial that ran), pass@k and pass^k; None where k > n."""
+    k = k or n
+    if k < 1:
+        return k, None, None
+    return k, pass_at_k(passed, n, k), pass_hat_k(passed, n, k)
+
+
+def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
+    first, ran = trials[0], [r for r in trials if r.outcome in RAN]
+    n, passed = len(ran), sum(r.success for r in ran)
+    gains = attempt_improvements(ran)
+    ks = range(1, n + 1)
+    return GroupSummary(
+        task=first.task, agent=first.agent, llm=first.llm, n=n, passed=passed,
+        pass_at_k={k: v for k in ks if (v := pass_at_k(passed, n, k)) is not None},
+        pass_hat_k={k: v for k in ks if (v := pass_hat_k(passed, n, k)) is not None},
+        best_of_k={} if gains is None else {
+            k: v for k in ks if (v := best_of_k(gains, k)) is not None},
+        mean_normalised=mean_normalised(ran),
+    )
+
+
+class TaskMean(Protocol):
+    """What the suite's mean reads of a group (a ``GroupSummary`` or a report row)."""
+
+    @property
+    def task(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def llm(self) -> str | None: ...
+    @property
+    def mean_normalised(self) -> float | None: ...
+
+
+def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
+    """Per agent x llm, the mean over tasks of each task's mean normalised score: every
+    task weighs the same, however many trials it ran."""
+    per_agent: dict[tuple[str, str | None], list[TaskMean]] = {}
+    for group in groups:
+        per_agent.setdefault((group.agent, group.llm), []).append(group)
+    summaries = []
+    for (agent, llm), tasks in sorted(per_agent.items(), key=lambda i: (i[0][0], i[0][1] or "")):
+        means = [t.mean_normalised for t in tasks if t.mean_normalised is not None]
+        summaries.append(AgentSummary(
+            agent=agent, llm=llm, mean_normalised=fmean(means) if means else None,
+            tasks=len(means),
+            tasks_without=sorted(t.task for t in tasks if t.mean_normalised is None),
+        ))
+    return summaries
+
+
+def summarise(results: Iterable[TrialResult]) -> RunSummary:
+    groups = [group_summary(trials) for trials in by_group(results).values()]
+    return RunSummary(groups=groups, agents=agent_summaries(groups))

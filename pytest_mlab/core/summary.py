@@ -1,0 +1,52 @@
+"""What results.json says of a run as a whole: per task x agent x llm, what k attempts would
+give, and per agent the mean normalised score over the suite (``analysis/summary.py`` makes
+it from the records; see the README's Metrics for each formula)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class GroupSummary(BaseModel):
+    """One task x agent x llm, over the trials that ran (passed or failed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    agent: str
+    llm: str | None
+    n: int
+    """Trials that ran; errors and skips are the harness's and count apart."""
+    passed: int
+    pass_at_k: dict[int, float] = {}
+    """k = 1..n: the chance that at least one of k trials passes."""
+    pass_hat_k: dict[int, float] = {}
+    """k = 1..n: the chance that all k trials pass."""
+    best_of_k: dict[int, float] = {}
+    """k = 1..n: the expected best improvement of k trials, a trial without a valid
+    submission counting as the starting point (0)."""
+    mean_normalised: float | None = None
+    """Mean normalised score, a trial without a valid submission counting as 0; None where
+    the task has no reference or baseline."""
+
+
+class AgentSummary(BaseModel):
+    """One agent x llm over the suite."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    llm: str | None
+    mean_normalised: float | None = None
+    """The mean over tasks of each task's mean normalised score."""
+    tasks: int = 0
+    """Tasks in that mean."""
+    tasks_without: list[str] = []
+    """Tasks the agent ran that have no normalised score (no reference or baseline)."""
+
+
+class RunSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    groups: list[GroupSummary] = []
+    agents: list[AgentSummary] = []

@@ -1,0 +1,118 @@
+"""The forecast, on the controller, once the trials are known and before the first starts;
+with --mlab-max-session-cost, a run whose forecast's low end is above it does not start.
+
+Without -n the controller collects the trials itself (a Ray controller too, and forecasts
+before it submits any); under -n it collects none, and learns them from the first worker
+that finishes collecting (each collects them all), before xdist deals any out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+
+if TYPE_CHECKING:
+    from pytest_mlab.trial.spec import TrialSpec
+
+_UNFINISHED = ("Interrupted", "WorkerCrashed")
+"""Error classes of the trials a resumed session runs again."""
+
+
+def _storage(config: pytest.Config) -> Path:
+    from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
+
+    folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
+    return config.rootpath / folder
+
+
+def _xdist_workers(config: pytest.Config) -> int:
+    return max(1, len(getattr(config.option, "tx", None) or ())
+               or int(getattr(config.option, "numprocesses", 0) or 1))
+
+
+class Forecaster:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.lines: list[str] = []
+        self.done = False
+
+    @pytest.hookimpl(tryfirst=True)  # before Ray gets any trial
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from pytest_mlab.plugin.dispatch import dispatched
+
+        trials = [(item.nodeid, item.stash[TRIAL_KEY]) for item in session.items
+                  if TRIAL_KEY in item.stash]
+        self.lines = self.forecast(trials, None if dispatched(self.config) else 1)
+
+    def pytest_report_collectionfinish(self) -> list[str]:
+        return self.lines
+
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)  # before xdist deals any trial
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        from pytest_mlab.plugin.selection import Selection
+
+        if self.done:
+            return
+        selection = Selection(self.config)
+        selection.add_ids(ids)
+        lines = self.forecast(selection.specs.items(), _xdist_workers(self.config))
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None and lines:
+            terminal.ensure_newline()
+            for line in lines:
+                terminal.write_line(line)
+
+    def forecast(self, trials: Iterable[tuple[str, TrialSpec]], workers: int | None) -> list[str]:
+        """The forecast's lines; refuses the run where its low end is above the cap."""
+        self.done = True
+        done = self._finished()
+        specs = [spec for nodeid, spec in trials if nodeid not in done]
+        option = self.config.option
+        if not specs or option.collectonly or option.showfixtures or (
+                option.show_fixtures_per_test):  # these run no trial
+            return []
+        from pytest_mlab.analysis.forecast import Cell, forecast, history, refuses
+        from pytest_mlab.analysis.forecast_history import read_history, run_paths, starter_floors
+        from pytest_mlab.report.forecast import forecast_lines, refusal
+
+        settings = self.config.stash[SETTINGS_KEY]
+        grid = Counter(Cell(spec.task.name, spec.agent, spec.llm) for spec in specs)
+        past = read_history(run_paths(settings.report_dir, _storage(self.config)))
+        floors = starter_floors({spec.task.name: spec.task.root.parent for spec in specs})
+        result = forecast(grid, history(past.records), floors, workers)
+        cap = settings.llm.max_session_cost
+        if cap is not None and refuses(result, cap):  # no trial began: no run is written
+            raise pytest.UsageError(refusal(result, cap))
+        lines = forecast_lines(result, cap, verbose=self.config.get_verbosity() > 0)
+        if past.unreadable:
+            lines.append(f"mlab forecast: skipped {len(past.unreadable)} unreadable results "
+                         f"file(s), e.g. {past.unreadable[0]}")
+        return lines
+
+    def _finished(self) -> set[str]:
+        """Trials of the resumed run that keep their verdict: no forecast for them."""
+        reporter = self.config.pluginmanager.get_plugin("mlab-reporter")
+        resumed = getattr(reporter, "resumed", None)
+        if resumed is None:
+            return set()
+        return {r.nodeid for r in resumed.results if r.error_class not in _UNFINISHED}
+
+
+@pytest.hookimpl(trylast=True)  # after the plugin's own, which resolves the settings
+def pytest_configure(config: pytest.Config) -> None:
+    """The forecaster, on the controller of a session that runs trials: not on an xdist
+    worker, nor in a Ray node's session (it runs one trial the controller forecast)."""
+    from pytest_mlab.core.run_files import RUN_ID_VARIABLE
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if (settings is None or settings.validate or hasattr(config, "workerinput")
+            or os.environ.get(RUN_ID_VARIABLE)):
+        return
+    config.pluginmanager.register(Forecaster(config), "mlab-forecaster")

@@ -1,0 +1,115 @@
+"""The forecast in words, for the terminal before a run starts; every figure says what it
+rests on, and a trial without history says so instead of getting a number."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_mlab.analysis.forecast import CellForecast, Figure, Forecast
+from pytest_mlab.report import format as fmt
+
+PREFIX = "mlab forecast: "
+_LISTED = 3
+"""Cells named in a line before the rest are counted."""
+
+
+def _trials(count: int) -> str:
+    return f"{count} trial{'s' if count != 1 else ''}"
+
+
+def _cells(cells: Sequence[CellForecast]) -> str:
+    names = [str(c.cell) for c in cells[:_LISTED]]
+    more = len(cells) - _LISTED
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+def _range(figure: Figure, *, money: bool = False) -> str:
+    shown = fmt.money if money else fmt.seconds
+    high = shown(figure.high) if figure.high is not None else "no upper end"
+    return f"{shown(figure.low)} to {high}"
+
+
+def _time_lines(result: Forecast) -> list[str]:
+    untimed = result.untimed
+    timed = result.trials - sum(c.trials for c in untimed)
+    lines = []
+    if timed:
+        if result.workers == 1:
+            wall = "one trial at a time"
+        elif result.workers:
+            wall = (f"wall {fmt.seconds(result.wall.expected)} on {result.workers} workers "
+                    f"({_range(result.wall)}, each taking the longest waiting trial next)")
+        else:
+            wall = f"wall on Ray {_range(result.wall)} (every trial at once to one at a time)"
+        lines.append(
+            f"{PREFIX}agent time {fmt.seconds(result.seconds.expected)} expected "
+            f"({_range(result.seconds)}) from {result.seconds.past} past trials; {wall}")
+    if untimed:
+        floors = [c for c in untimed if c.floor is not None]
+        least = sum(c.trials * (c.floor or 0) for c in floors)
+        floor = (f": at least {fmt.seconds(least)} in all, from the starter's runs in "
+                 "validation.json" if floors else "")
+        if floors and not timed and (result.workers or 0) > 1:
+            floor += f" (wall at least {fmt.seconds(result.wall.low)} on {result.workers} workers)"
+        lines.append(f"{PREFIX}no history for {_trials(sum(c.trials for c in untimed))} "
+                     f"({_cells(untimed)}){floor}")
+    return lines
+
+
+def _cost_lines(result: Forecast, cap: float | None) -> list[str]:
+    unpriced = result.unpriced
+    priced = [c for c in result.cells if c.cost is not None and not c.free]
+    lines = []
+    if not priced and not unpriced:
+        lines.append(f"{PREFIX}cost $0: no agent of the run uses an LLM")
+    elif priced:
+        tokens = f", {fmt.count(result.tokens)} tokens" if result.tokens else ""
+        lines.append(f"{PREFIX}cost {fmt.money(result.cost.expected)} expected "
+                     f"({_range(result.cost, money=True)}) from "
+                     f"{result.cost.past} past trials{tokens}")
+    if unpriced:
+        lines.append(f"{PREFIX}no cost history for {_trials(sum(c.trials for c in unpriced))} "
+                     f"({_cells(unpriced)}): their cost is unknown")
+    if cap is not None:
+        if unpriced:
+            lines.append(f"{PREFIX}--mlab-max-session-cost=${cap:g} cannot refuse before the "
+                         f"start on the trials without cost history; it still stops new "
+                         "trials once the session has spent it")
+        elif result.cost.high is not None and result.cost.high > cap:
+            lines.append(f"{PREFIX}the cost may pass --mlab-max-session-cost=${cap:g}; "
+                         "trials left when it is spent are skipped")
+    return lines
+
+
+def cell_line(c: CellForecast) -> str:
+    """One cell, for -v."""
+    if c.seconds is None:
+        floor = f" (at least {fmt.seconds(c.floor)} each: the starter's run)" if c.floor else ""
+        time = f"no history{floor}"
+    else:
+        time = (f"{fmt.seconds(c.seconds.mean)} each ({fmt.seconds(c.seconds.low)} to "
+                f"{fmt.seconds(c.seconds.high)}) from {c.seconds.n} past trials")
+    if c.free:
+        cost = "no LLM"
+    elif c.cost is None:
+        cost = "cost unknown"
+    else:
+        cost = (f"{fmt.money(c.cost.mean)} each ({fmt.money(c.cost.low)} to "
+                f"{fmt.money(c.cost.high)})")
+    return f"{PREFIX}  {c.cell}: {_trials(c.trials)}, {time}, {cost}"
+
+
+def forecast_lines(result: Forecast, cap: float | None, *, verbose: bool = False) -> list[str]:
+    lines = _time_lines(result) + _cost_lines(result, cap)
+    if verbose:
+        lines += [cell_line(c) for c in result.cells]
+    return lines
+
+
+def refusal(result: Forecast, cap: float) -> str:
+    """Why the run does not start, in one sentence."""
+    priced = sum(c.trials for c in result.cells if c.cost is not None and not c.free)
+    return (f"--mlab-max-session-cost=${cap:g}: the forecast's low end is "
+            f"{fmt.money(result.cost.low)} ({_trials(priced)}, each as cheap as the cheapest "
+            f"of {result.cost.past} past trials of its task x agent x llm), above the cap, so "
+            "no trial was started; raise the cap or select fewer trials")

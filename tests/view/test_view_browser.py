@@ -1,0 +1,222 @@
+"""The run browser in a real headless Chromium (Playwright): clicked through from the run
+table to two trials side by side over real runs, with what each page shows checked against
+the records, no console error, no request leaving 127.0.0.1, agent text shown as text."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from view_runs import BIG_STEPS, HOSTILE, big_run, trial_result, two_runs, write_run
+
+from pytest_mlab.analysis.stats import wilson
+from pytest_mlab.core.results import RunResults
+from pytest_mlab.report.browse.server import PAGE, make_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+MANY = 250
+"""Trials in a run whose trial list takes two pages."""
+SHOTS = os.environ.get("MLAB_VIEW_SHOTS")
+"""A folder to keep the screenshots in, for a person to look at."""
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="chromium is absent: apt-get install chromium"
+)
+
+
+class Browser:
+    """One page on a server over ``reports``, recording console errors and requests."""
+
+    def __init__(self, reports: Path, shots: Path) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self.server = make_server([reports])
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.shots = shots
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        self.page = self._browser.new_page(viewport={"width": 1400, "height": 900})
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def ready(self, view: str) -> None:
+        self.page.wait_for_selector(f"#app[data-ready={view}]", timeout=30_000)
+
+    def shot(self, name: str) -> None:
+        path = self.shots / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 20_000  # a blank page is a few kB
+        if SHOTS:
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(SHOTS) / path.name)
+
+    def close(self) -> None:
+        self._browser.close()
+        self._playwright.stop()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def browse(tmp_path: Path) -> Iterator[Callable[[Path], Browser]]:
+    opened: list[Browser] = []
+
+    def open_on(reports: Path) -> Browser:
+        opened.append(Browser(reports, tmp_path))
+        return opened[-1]
+
+    yield open_on
+    for browser in opened:
+        browser.close()
+    for browser in opened:
+        assert browser.errors == []
+        assert all(url.startswith(browser.url) for url in browser.requests), browser.requests
+
+
+def _interval(passed: int, ran: int) -> str:
+    low, high = wilson(passed, ran)
+    return f"{passed}/{ran} [{low * 100:.0f}%, {high * 100:.0f}%]"
+
+
+@pytest.mark.slow
+def test_click_from_the_run_table_to_two_trials_side_by_side(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    browse: Callable[[Path], Browser],
+) -> None:
+    recorded("guess")
+    pytester.runpytest("tasks", "--agent=oracle", "--mlab-trials=2", "--mlab-score-steps=1",
+                       *mlab_args).assert_outcomes(passed=2)
+    pytester.runpytest("tasks", "--agent=scripted_agents:GarbageAgent",
+                       "--agent=scripted_agents:CrashingAgent", "--mlab-trials=2",
+                       *mlab_args).assert_outcomes(failed=4)
+    runs = [RunResults.read(p) for p in (pytester.path / "reports").glob("*/results.json")]
+    (oracle,) = [r for r in runs if r.results[0].agent == "oracle"]
+    (other,) = [r for r in runs if r is not oracle]
+    b = browse(pytester.path / "reports")
+    page = b.page
+
+    page.goto(b.url)
+    b.ready("runs")
+    rows = page.locator("#runs tbody tr")
+    assert rows.count() == 2
+    oracle_row = page.locator(f"#runs tr:has-text('{oracle.run.run_id}')")
+    assert _interval(2, 2) in oracle_row.locator("td.success").inner_text()
+    assert _interval(0, 4) in page.locator(
+        f"#runs tr:has-text('{other.run.run_id}') td.success").inner_text()
+    b.shot("1-runs")
+
+    page.select_option("#f-agent", "oracle")
+    assert rows.count() == 1 and page.inner_text("#shown") == "1 of 2 runs"
+    page.select_option("#f-agent", "")
+    page.fill("#search", "no-such-task")
+    assert rows.count() == 0
+    page.fill("#search", "guess")
+    page.select_option("#f-outcome", "failed")
+    assert rows.count() == 1 and other.run.run_id in rows.inner_text()
+    page.select_option("#f-outcome", "")
+    # Checked newest first, compared oldest first.
+    page.locator(f"input.pick[data-key$='{other.run.run_id}']").check()
+    assert page.is_disabled("#compare")
+    page.locator(f"input.pick[data-key$='{oracle.run.run_id}']").check()
+    assert page.inner_text("#compare") == "Compare selected (2)"
+    page.click("#compare")
+
+    b.ready("compare")
+    headers = page.locator("#comparison th").all_inner_texts()
+    assert "oracle" in headers[1] and "CrashingAgent" in headers[2] and "GarbageAgent" in headers[3]
+    row = page.locator("#comparison tr[data-task=guess] td")
+    assert f"success {_interval(2, 2)}" in row.nth(1).inner_text()
+    # Both trials fell from pass to fail with the same trial numbers: McNemar, 0.5 ** 2.
+    for column in (2, 3):
+        assert "success -100 pp, p=0.25 (McNemar, paired)" in row.nth(column).inner_text()
+        assert "pass@2 0%, pass^2 0%" in row.nth(column).inner_text()
+    assert "pass@2 100%, pass^2 100%" in row.nth(1).inner_text()
+    b.shot("2-compare")
+
+    row.nth(2).locator("a", has_text="t0").click()
+    b.ready("trial")
+    crashed = next(r for r in other.results if r.agent.endswith("CrashingAgent") and r.trial == 0)
+    assert page.inner_text("#facts tr[data-fact=message] td:nth-child(2)") == crashed.message
+    assert "KeyError: 'plan'" in page.inner_text("#traceback")
+    assert page.locator("#steps .step").count() == crashed.steps
+    assert "List Files" in page.inner_text("#steps .step h3")
+
+    page.go_back()
+    b.ready("compare")
+    page.locator("#comparison tr[data-task=guess] td").nth(1).locator("a", has_text="t0").click()
+    b.ready("trial")
+    passed = next(r for r in oracle.results if r.trial == 0)
+    scored = [s for s in passed.step_scores if s.score is not None]
+    assert scored and page.locator("#score-chart circle").count() == len(scored)
+    assert page.locator("#threshold-line").count() == 1
+    assert page.inner_text("#facts tr[data-fact=outcome] td:nth-child(2)") == "passed"
+    b.shot("3-trial")
+
+    page.click("#pair")
+    b.ready("pair")
+    steps = max(r.steps for r in oracle.results)
+    assert page.locator("#pair-steps > *").count() == 2 * steps
+    assert "oracle trial 0" in page.inner_text("#pair-head")
+    assert "oracle trial 1" in page.inner_text("#pair-head")
+    b.shot("4-pair")
+
+
+def test_a_big_run_and_a_ten_megabyte_trace_open_a_page_at_a_time(
+    tmp_path: Path, browse: Callable[[Path], Browser],
+) -> None:
+    big_run(tmp_path / "reports")
+    two_runs(tmp_path / "reports")
+    write_run(tmp_path / "reports", "many", [
+        trial_result(f"task-{n % 7}", "baseline", n // 7, success=False, improvement=0.0)
+        for n in range(MANY)])
+    write_run(tmp_path / "reports", "empty", [])  # a run that selected no trial
+    b = browse(tmp_path / "reports")
+    page = b.page
+    page.goto(b.url)
+    b.ready("runs")
+    assert page.locator("#runs tbody tr").count() == 5
+    assert "0/0 [0%, 100%]" in page.inner_text("#runs tr[data-key='0.empty']")
+    page.goto(b.url + "#/run?run=0.big")
+    b.ready("run")
+    assert page.locator("#trials tbody tr").count() == 120
+    assert page.locator("#groups tbody tr").count() == 4
+    assert page.locator("#agents tbody tr").count() == 1
+    assert "react" in page.inner_text("#agents")
+    page.goto(b.url + "#/run?run=0.many")
+    b.ready("run")
+    assert page.locator("#trials tbody tr").count() == PAGE
+    page.click("#more-trials")
+    page.wait_for_selector(f"#trials tbody tr >> nth={MANY - 1}")
+    assert page.locator("#trials tbody tr").count() == MANY and page.is_hidden("#more-trials")
+
+    page.goto(b.url + "#/trial?run=0.big&i=0")
+    b.ready("trial")
+    assert page.locator("#steps .step").count() == 20
+    assert page.inner_text("#steps-shown") == f"showing 20 of {BIG_STEPS} steps"
+    page.click("#more-steps")
+    page.wait_for_selector("#steps .step >> nth=39")
+    assert page.locator("#steps .step").count() == 40
+
+    page.goto(b.url + "#/trial?run=0.run-b&i=0")
+    b.ready("trial")
+    assert page.locator("#calls tbody tr").count() == 2
+    assert "gpt-test" in page.inner_text("#calls") and "$0.0200" in page.inner_text("#calls")
+
+    # Agent text with markup in observations and tracebacks is shown, never run.
+    page.goto(b.url + "#/trial?run=0.run-b&i=5")
+    b.ready("trial")
+    assert HOSTILE in page.inner_text("#traceback")
+    assert page.inner_text("#harness-error") == "ScorerError: titanic: baseline trial 2"
+    assert HOSTILE in page.inner_text("#steps .observation >> nth=0")
+    assert page.locator("#app img, #app script").count() == 0
+    assert page.evaluate("window.__pwned") is None
