@@ -234,7 +234,7 @@ def test_the_readme_names_every_task_bar_other_than_the_papers() -> None:
             own += 1
             named = f"{task['name']} {threshold:.0%}" in intro.replace("\n", " ")
             assert named or f"{task['name']} ({threshold:.0%})" in intro, manifest
-    assert own >= 7
+    assert own >= 6  # fashion-cnn, contrails, review-sentiment and the timing tasks
     lower = "One sets a lower one: review-sentiment (5%)"
     assert lower in intro.replace("\n", " ")
 

@@ -1,6 +1,7 @@
 """Tag each Fashion-MNIST scene with the kinds of clothing it shows; write submission.csv.
 
-A plain starting point: a small CNN with one sigmoid output per class, trained briefly.
+A plain starting point: a small CNN with one sigmoid output per class, trained on the
+scenes shrunk to 14 x 14 pixels so that its epochs are cheap.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 3
+EPOCHS = 20
 BATCH_SIZE = 64
 LEARNING_RATE = 2e-3
 VALIDATION_FRACTION = 0.1
+SHRINK = 4  # average 4 x 4 pixel blocks: 56 x 56 -> 14 x 14
 
 seed_torch()
 
@@ -36,17 +38,23 @@ def to_tensor(images: np.ndarray) -> torch.Tensor:
 
 
 def conv_pool(c_in: int, c_out: int) -> list[nn.Module]:
-    """A 5 x 5 convolution, then halve the resolution."""
-    return [nn.Conv2d(c_in, c_out, kernel_size=5), nn.ReLU(), nn.MaxPool2d(2)]
+    """A 5 x 5 convolution with batch normalisation, then halve the resolution."""
+    return [
+        nn.Conv2d(c_in, c_out, kernel_size=5, padding=2),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+    ]
 
 
 def make_model() -> nn.Module:
-    """56 x 56 -> 26 x 26 -> 11 x 11, then one hidden layer and a score per class."""
+    """56 x 56 -> 14 x 14 -> 7 x 7 -> 3 x 3, then one hidden layer and a score per class."""
     return nn.Sequential(
+        nn.AvgPool2d(SHRINK),
         *conv_pool(1, 8),
         *conv_pool(8, 16),
         nn.Flatten(),
-        nn.Linear(16 * 11 * 11, 64),
+        nn.Linear(16 * 3 * 3, 64),
         nn.ReLU(),
         nn.Linear(64, N_CLASSES),
     )

@@ -25,7 +25,7 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 5
+EPOCHS = 10
 BATCH_SIZE = 64
 MAX_LEARNING_RATE = 4e-3
 WIDTH = 16
