@@ -133,7 +133,10 @@ def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
              f"--mlab-dispatch=ray:{address}", "-p", "no:cacheprovider", "-q",
              "--mlab-report-dir=/tmp/reports"], environment=loopback_ray.VARIABLES)
         text = output.decode(errors="replace")
-        assert code == 0 and "1 passed" in text, text[-3000:]
+        if code != 0 or "1 passed" not in text:  # what each step saw, for the failure
+            _, steps = head.exec_run(["sh", "-c", "cat /tmp/reports/*/traces/*.jsonl"])
+            text += "\n" + steps.decode(errors="replace")[-3000:]
+        assert code == 0 and "1 passed" in text, text[-6000:]
         code, output = head.exec_run(["sh", "-c", "cat /tmp/reports/*/results.json"])
         (record,) = json.loads(output)["results"]
         assert record["isolation"] == "bwrap", record

@@ -139,6 +139,16 @@ def test_a_thought_recorded_with_a_step_is_shown_with_it(tmp_path: Path) -> None
     assert (step["tokens_in"], step["cost"], step["changes"]) == (0, 0.0, [])
 
 
+def test_a_step_taken_without_words_shows_no_thought(tmp_path: Path) -> None:
+    trace = tmp_path / "run" / "traces" / "t.jsonl"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(json.dumps({"step": 1, "action": "Execute Script", "thought": "",
+                                 "args": {}, "observation": "", "started": 1.0, "ended": 2.0})
+                     + "\n")
+    ((step,), _) = step_range(trace, tmp_path / "none", tmp_path / "none", 0, 5)
+    assert step["thought"] is None
+
+
 def test_a_trace_of_many_megabytes_is_sent_a_bounded_range_at_a_time(tmp_path: Path) -> None:
     result = trial_result("house-price", "react", 0, success=False, improvement=0.0)
     run_dir = write_run(tmp_path, "big", [])

@@ -100,7 +100,8 @@ def step_view(record: dict[str, Any], manifests: Path, objects: Path,
     changes, note = step_changes(objects, manifests, snapshots, step)
     return {
         "step": step, "action": _text(record.get("action", "")),
-        "thought": _text(record["thought"]) if "thought" in record else None,
+        # Agents that reason in no words (baseline, oracle, external ones) record none.
+        "thought": _text(record["thought"]) if record.get("thought") else None,
         "args": {_text(k): _text(v) for k, v in args.items()} if isinstance(args, dict) else {},
         "observation": _text(record.get("observation", "")),
         "seconds": max(0.0, _number(record, "ended") - _number(record, "started")),
