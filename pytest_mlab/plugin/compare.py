@@ -11,9 +11,9 @@ import pytest
 
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA, GateReport, Limit, compare
 from pytest_mlab.analysis.gate_suite import NormalisedDrop
-from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE, SavedRunError, Storage, load
+from pytest_mlab.analysis.saved_runs import SavedRunError, Storage, load
 from pytest_mlab.core.results import RunResults
-from pytest_mlab.plugin.resolve import base_dir
+from pytest_mlab.plugin.resolve import storage_dir
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.report.markdown import markdown
 from pytest_mlab.report.terminal import comparison_lines
@@ -33,9 +33,8 @@ class SavedRunOptions:
 
 
 def _options(config: pytest.Config) -> SavedRunOptions:
-    root, here = base_dir(config), config.invocation_params.dir
-    folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
-    storage = Storage(root / folder)
+    here = config.invocation_params.dir
+    storage = Storage(storage_dir(config))
     save: str | None = config.getoption("mlab_save")
     if save is None and config.getoption("mlab_autosave"):
         save = ""

@@ -11,25 +11,18 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.resolve import storage_dir
 
 if TYPE_CHECKING:
     from pytest_mlab.trial.spec import TrialSpec
 
 _UNFINISHED = ("Interrupted", "WorkerCrashed")
 """Error classes of the trials a resumed session runs again."""
-
-
-def _storage(config: pytest.Config) -> Path:
-    from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
-
-    folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
-    return config.rootpath / folder
 
 
 def _xdist_workers(config: pytest.Config) -> int:
@@ -84,7 +77,7 @@ class Forecaster:
 
         settings = self.config.stash[SETTINGS_KEY]
         grid = Counter(Cell(spec.task.name, spec.agent, spec.llm) for spec in specs)
-        past = read_history(run_paths(settings.report_dir, _storage(self.config)))
+        past = read_history(run_paths(settings.report_dir, storage_dir(self.config)))
         floors = starter_floors({spec.task.name: spec.task.root.parent for spec in specs})
         result = forecast(grid, history(past.records), floors, workers)
         cap = settings.llm.max_session_cost

@@ -52,3 +52,11 @@ def base_dir(config: pytest.Config) -> Path:
     if config.inipath is not None or config.getoption("rootdir", None):
         return config.rootpath
     return config.invocation_params.dir
+
+
+def storage_dir(config: pytest.Config) -> Path:
+    """The folder of saved runs (--mlab-storage, ini mlab_storage), from ``base_dir``."""
+    from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
+
+    folder = config.getoption("mlab_storage") or config.getini("mlab_storage") or DEFAULT_STORAGE
+    return base_dir(config) / folder
