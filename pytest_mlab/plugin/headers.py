@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
+from pytest_mlab.plugin.original import PROBLEM_FILE, is_original
 
 _DEPTH = 4
 """Folders below a path that are searched: tasks/lite/house-price/task.toml from the
@@ -39,8 +40,7 @@ HOLDS_KEY = pytest.StashKey[Holds]()
 
 
 def _is_task(folder: Path) -> bool:
-    return (folder / MANIFEST).is_file() or (
-        (folder / "env").is_dir() and (folder / "scripts" / "research_problem.txt").is_file())
+    return (folder / MANIFEST).is_file() or is_original(folder)
 
 
 def _holds_folder(root: Path, tests: list[str], skip: list[str]) -> Holds:
@@ -65,7 +65,7 @@ def _holds(config: pytest.Config, arg: str) -> Holds:
     path = (config.invocation_params.dir / arg.partition("::")[0]).resolve()
     tests: list[str] = config.getini("python_files")
     if path.is_file():
-        if path.name == MANIFEST or path.name == "research_problem.txt":
+        if path.name in (MANIFEST, PROBLEM_FILE):
             return Holds(tasks=True)
         return Holds(tests=path.suffix == ".py")
     if not path.is_dir():

@@ -35,14 +35,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("mlab_overlays", "Folder of the overlays (see --mlab-overlays).")
 
 
-def _is_original(folder: Path) -> bool:
+def is_original(folder: Path) -> bool:
+    """A folder of MLAgentBench's own task format (cheap: nothing of the task is read)."""
     return (folder / "env").is_dir() and (folder / "scripts" / PROBLEM_FILE).is_file()
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:
     """The starter's code and the hidden scripts are a task's content, not tests."""
     for folder in [collection_path, *collection_path.parents][:12]:
-        if folder.name in ("env", "scripts") and _is_original(folder.parent):
+        if folder.name in ("env", "scripts") and is_original(folder.parent):
             if folder.name == "env":
                 return True
             wanted = folder == collection_path or collection_path.name == PROBLEM_FILE
@@ -59,7 +60,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTa
     if file_path.name != PROBLEM_FILE or file_path.parent.name != "scripts":
         return None
     folder = file_path.parent.parent
-    if not _is_original(folder):
+    if not is_original(folder):
         return None
     overlays = overlay_dir(parent.config)
     if not (overlays / f"{folder.name}.toml").is_file():
@@ -76,7 +77,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     the sentence the preparation would give, instead of erroring in its scripts (before
     preparing, the preparation itself says so, with whatever else is missing)."""
     spec = item.stash.get(TRIAL_KEY, None)
-    if spec is None or not _is_original(spec.task.root):
+    if spec is None or not is_original(spec.task.root):
         return
     from pytest_mlab.core.original_task import OriginalTask
     from pytest_mlab.env.data import is_prepared
