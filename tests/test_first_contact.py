@@ -94,8 +94,11 @@ def test_the_fast_models_key_is_named_with_its_option(
 ) -> None:
     task_tree("guess")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
-    result = pytester.runpytest("tasks", "--agent=react", "--llm=gpt-4",
-                                "--mlab-fast-llm=anthropic/claude-3-haiku", *mlab_args)
+    # In a process of its own: a session stopped by a usage error mid-run leaves pytest's
+    # plugin manager so that the next in-process run lacks the plugin's options.
+    result = pytester.runpytest_subprocess("tasks", "--agent=react", "--llm=gpt-4",
+                                           "--mlab-fast-llm=anthropic/claude-3-haiku",
+                                           *mlab_args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --mlab-fast-llm anthropic/claude-3-haiku needs "
                                  "ANTHROPIC_API_KEY in the environment: *"])

@@ -207,7 +207,9 @@ def test_a_missing_key_names_the_variable(
     recorded("guess")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("MLAB_LLM_API_BASE", raising=False)
-    run = pytester.runpytest("tasks", "--agent=react", "--llm=gpt-4", *mlab_args)
+    # In a process of its own, as a usage error mid-run leaves the next in-process run
+    # without the plugin's options.
+    run = pytester.runpytest_subprocess("tasks", "--agent=react", "--llm=gpt-4", *mlab_args)
     # Checked before any trial (tests/test_first_contact.py): no trial, no run.
     assert run.ret == pytest.ExitCode.USAGE_ERROR
     run.stderr.fnmatch_lines(["ERROR: --llm gpt-4 needs OPENAI_API_KEY in the environment*"])
