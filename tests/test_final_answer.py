@@ -56,6 +56,7 @@ def test_a_react_trial_ended_by_the_step_limit_passes_on_its_workspace(
     assert [s["action"] for s in trace_of(record)] == [
         "Edit Script (AI)", LOG, "Execute Script", LOG]
     assert record["ended_by"] == "step limit" and record["steps"] == 4
+    assert record["final_answer_required"] is False
     assert record["outcome"] == "passed" and record["success"] is True
     assert record["improvement"] >= 0.10
     assert re.fullmatch(f"guess: the step limit ended the trial; {BETTER}", record["message"])
@@ -75,25 +76,35 @@ def test_with_a_final_answer_required_the_same_trial_fails_and_says_why(
     run.assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["ended_by"] == "step limit" and record["success"] is False
+    assert record["final_answer_required"] is True
     assert record["improvement"] >= 0.10  # scored all the same, and the numbers are shown
     assert re.fullmatch(f"guess: the step limit ended the trial before any Final Answer, "
                         f"{REQUIRED}; {BETTER}", record["message"])
     run.stdout.fnmatch_lines(["mlab: *threshold=task's own, else 10% (Final Answer required)*"])
 
 
-def test_the_gate_counts_step_limited_passes_and_trips_when_strictness_removes_them(
+def test_the_gate_compares_success_only_between_runs_judged_by_one_rule(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     server: LLMServer,
 ) -> None:
+    """The step-limited passes count; a strict run's fall against them is the rule's, so
+    the gate refuses it, and compares strict runs with strict runs."""
     recorded("guess")
     pytester.runpytest("tasks", *react_step_limited(server, trials=5), "--mlab-save=default",
                        *mlab_args).assert_outcomes(passed=5)
-    strict = pytester.runpytest(
-        "tasks", *react_step_limited(server, trials=5), "--mlab-require-final-answer",
-        "--mlab-compare=default", "--mlab-compare-fail=success:-10%", *mlab_args)
-    strict.assert_outcomes(failed=5)
-    assert strict.ret != pytest.ExitCode.OK
-    strict.stdout.fnmatch_lines(["*gate tripped: guess/react/gpt-4 success 5/5 -> 0/5*"])
+    strict = ["tasks", "--mlab-require-final-answer", "--mlab-compare-fail=success:-10%"]
+    across = pytester.runpytest(*strict, *react_step_limited(server, trials=5),
+                                "--mlab-compare=default", "--mlab-save=strict", *mlab_args)
+    across.assert_outcomes(failed=5)
+    assert across.ret == pytest.ExitCode.TESTS_FAILED
+    across.stdout.fnmatch_lines([
+        "*gate cannot compare: guess/react/gpt-4 success was judged by other rules (baseline "
+        "run: threshold +10%; this run: threshold +10%, Final Answer required)*"])
+    alike = pytester.runpytest(*strict, *react_step_limited(server, trials=5),
+                               "--mlab-compare=strict", *mlab_args)
+    alike.assert_outcomes(failed=5)
+    assert alike.ret == pytest.ExitCode.OK
+    alike.stdout.fnmatch_lines(["*guess/react/gpt-4*success*0/5*0/5*McNemar*", "*gate passed*"])
 
 
 def test_a_summary_too_long_for_the_fast_model_ends_the_turn_and_the_workspace_counts(

@@ -197,6 +197,47 @@ def test_groups_in_one_run_only_are_listed_not_gated() -> None:
     assert "gate not applied" in comparison_lines(report)[-1][0]
 
 
+def _judged(run: RunResults, **rule: float | bool) -> RunResults:
+    run.results = [r.model_copy(update=rule) for r in run.results]
+    return run
+
+
+@pytest.mark.parametrize(("rule", "words"), [
+    ({"final_answer_required": True}, "threshold +10%, Final Answer required"),
+    ({"threshold": 0.2}, "threshold +20%"),
+])
+def test_success_judged_by_another_rule_is_not_compared_and_a_success_limit_says_so(
+    rule: dict[str, float | bool], words: str,
+) -> None:
+    """A strict run beside a lenient one (or another bar) would show a fall that is the
+    rule's, not the agent's: no test, and a gate on success cannot pass."""
+    before = make_run([True] * 10, [0.3] * 10)
+    after = _judged(make_run([False] * 10, [0.3] * 10), **rule)
+    report = compare(before, after, SUCCESS)
+    success, improvement, pass_k, normalised = report.comparisons
+    apart = f"baseline run: threshold +10%; this run: {words}"
+    assert success.judged_apart == pass_k.judged_apart == apart
+    assert success.p_value is None and success.test == "other rules"
+    assert improvement.judged_apart is None and improvement.p_value is not None
+    assert normalised.judged_apart is None
+    assert report.failures == [
+        f"gate cannot compare: titanic/react/gpt-4 success was judged by other rules "
+        f"({apart}); save a baseline run judged as this one is"]
+    lines = [line for line, failed in comparison_lines(report) if failed]
+    assert (f"titanic/react/gpt-4: success and pass@k not compared, judged by other rules "
+            f"({apart})") in lines
+    # A gate on improvement alone still works: that metric does not depend on the rule.
+    assert not compare(before, after, IMPROVEMENT).tripped
+
+
+def test_runs_judged_by_one_rule_are_compared_as_before() -> None:
+    before = _judged(make_run([True] * 10), final_answer_required=True)
+    after = _judged(make_run([False] * 10), final_answer_required=True)
+    (success, *_) = compare(before, after, SUCCESS).comparisons
+    assert success.judged_apart is None and success.p_value == pytest.approx(1 / 1024)
+    assert success.failure is not None and success.failure.startswith("gate tripped")
+
+
 # --- error rates on simulated runs ------------------------------------------------------
 
 Draw = Callable[[random.Random], RunResults]

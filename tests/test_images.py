@@ -99,10 +99,6 @@ def test_where_bubblewrap_cannot_mount_proc_it_is_found_not_to_work() -> None:
     assert output.decode().strip() == "False", output
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "intermittent since python in the sandbox became the trial's interpreter (#33): in 2 of "
-    "about 10 runs, the oracle's house-price script in the worker's bwrap sandbox crashed in "
-    "sklearn's joblib Parallel, so no submission.csv; the failure prints every step"))
 def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
     """The image's deployment: the controller in the head's container, the trial in a
     worker's, its sandbox given namespaces and /proc as docs/cluster.md says, each on this

@@ -162,12 +162,13 @@ def test_a_schema_2_results_file_still_reads(tmp_path: Path) -> None:
     del raw["summary"]
     for record in raw["results"]:
         record["schema_version"] = 2
-        del record["reference_mean"], record["normalised_score"]
+        del record["reference_mean"], record["normalised_score"], record["final_answer_required"]
     path = tmp_path / "results.json"
     path.write_text(json.dumps(raw))
     old = RunResults.read(path)
     assert old.schema_version == 2 and old.summary is None
     assert [(r.reference_mean, r.normalised_score) for r in old.results] == [(None, None)] * 2
+    assert not any(r.final_answer_required for r in old.results)  # schema 4 added it
     (group,) = summarise(old.results).groups  # pass@k still; no scale, no normalised score
     assert group.pass_at_k == {1: 0.5, 2: 1.0} and group.mean_normalised is None
 

@@ -19,6 +19,10 @@ Beside them each group shows pass@k (k: ``--mlab-pass-k``, else the fewer trials
 two runs) and the mean normalised score, with no limit of their own; per agent x llm the
 mean normalised score over the suite has a plain tolerance instead (``gate_suite``).
 
+Where the two runs of a group were judged by different rules (``judging_rules``), success
+and pass@k are shown without a test, and a limit on them trips with the reason, since no
+fall can be measured.
+
 Trials are paired when a group ran the same trial numbers in both runs (the normal case:
 the same ``--mlab-trials``); paired tests then look only at what changed trial by trial.
 That is the more powerful test when trials share seeds or replayed LLM calls, and still a
@@ -30,20 +34,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from math import fsum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pytest_mlab.analysis.attempts import pass_at_k
 from pytest_mlab.analysis.gate_suite import AgentComparison, NormalisedDrop, agent_comparisons
 from pytest_mlab.analysis.groups import RAN, Group, by_group
+from pytest_mlab.analysis.judging_rules import judged_apart
+from pytest_mlab.analysis.metric_comparisons import (
+    Comparison,
+    Metric,
+    improvement_comparison,
+    pass_k_comparison,
+    success_comparison,
+)
 from pytest_mlab.analysis.power import powerless
-from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
-from pytest_mlab.analysis.summary import trial_normalised
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunResults, TrialResult
 
-Metric = Literal["success", "improvement", "pass@k", "normalised"]
 DEFAULT_ALPHA = 0.05
 
 
@@ -64,7 +71,13 @@ class Limit:
     def check(self, comparison: Comparison, alpha: float) -> str | None:
         """The gate's one line if ``comparison`` breaks this limit significantly, else None."""
         delta, p = comparison.delta, comparison.p_gate
-        if comparison.metric != self.metric or delta is None or p is None:
+        if comparison.metric != self.metric:
+            return None
+        if comparison.judged_apart is not None:
+            return (f"gate cannot compare: {comparison.group.label} {self.metric} was judged by "
+                    f"other rules ({comparison.judged_apart}); save a baseline run judged as "
+                    "this one is")
+        if delta is None or p is None:
             return None
         # A fall of exactly the limit (0.8 -> 0.7 at -10%) must not trip on rounding.
         if not (delta < -self.fall - 1e-9 and p < alpha):
@@ -74,60 +87,6 @@ class Limit:
             f"-> {comparison.current_text} ({comparison.delta_text}, p={comparison.p_gate_text}; "
             f"limit {self.fall_text})"
         )
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One metric of one group in the baseline run and now."""
-
-    group: Group
-    metric: Metric
-    baseline: float | None
-    current: float | None
-    baseline_text: str
-    current_text: str
-    p_value: float | None
-    """One-sided: small when the current run is worse. None when there is nothing to test."""
-    paired: bool
-    p_gate: float | None = None
-    """``p_value`` after Holm's correction over all gated comparisons: what meets alpha."""
-    failure: str | None = None
-    """The gate's line when a limit tripped on this comparison."""
-    sizes: tuple[int, int] = (0, 0)
-    """Trials (valid submissions, for improvement) compared: baseline, now."""
-    k: int | None = None
-    """The k of pass@k."""
-
-    @property
-    def metric_text(self) -> str:
-        return f"pass@{self.k}" if self.metric == "pass@k" else self.metric
-
-    @property
-    def delta(self) -> float | None:
-        if self.baseline is None or self.current is None:
-            return None
-        return self.current - self.baseline
-
-    @property
-    def delta_text(self) -> str:
-        form = {"success": "+.0%", "pass@k": "+.0%", "normalised": "+.2f"}.get(self.metric, "+.1%")
-        return "-" if self.delta is None else f"{self.delta:{form}}"
-
-    @property
-    def p_text(self) -> str:
-        return "-" if self.p_value is None else f"{self.p_value:.2g}"
-
-    @property
-    def p_gate_text(self) -> str:
-        return "-" if self.p_gate is None else f"{self.p_gate:.2g}"
-
-    @property
-    def test(self) -> str:
-        if self.metric == "pass@k":
-            return "-"
-        if self.metric == "success":
-            return "McNemar" if self.paired else "Fisher"
-        return "sign-flip" if self.paired else "permutation"
 
 
 @dataclass(frozen=True)
@@ -180,77 +139,6 @@ class GateReport:
         return f"gate passed {text}" if self.powerless else f"gate passed: {text}"
 
 
-def _rate(successes: Sequence[bool]) -> tuple[float | None, str]:
-    k, n = sum(successes), len(successes)
-    return (k / n if n else None), f"{k}/{n}"
-
-
-def _mean(values: Sequence[float], form: str = "+.1%") -> tuple[float | None, str]:
-    if not values:
-        return None, "-"
-    mean = fsum(values) / len(values)
-    return mean, f"{mean:{form}}"
-
-
-def _pass_k(
-    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult], k: int | None
-) -> Comparison:
-    """pass@k of both runs for one k: ``k``, else the fewer trials of the two."""
-    k = k or min(len(base), len(cur))
-    values = [
-        pass_at_k(sum(r.success for r in side.values()), len(side), k) if k >= 1 else None
-        for side in (base, cur)
-    ]
-    texts = ["-" if v is None else f"{v:.0%}" for v in values]
-    return Comparison(group, "pass@k", values[0], values[1], texts[0], texts[1], None, False,
-                      sizes=(len(base), len(cur)), k=k)
-
-
-def _success(
-    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult]
-) -> Comparison:
-    paired = bool(base) and base.keys() == cur.keys()
-    before = [base[t].success for t in sorted(base)]
-    after = [cur[t].success for t in sorted(cur)]
-    if paired:
-        worse = sum(b and not a for b, a in zip(before, after, strict=True))
-        better = sum(a and not b for b, a in zip(before, after, strict=True))
-        p: float | None = mcnemar_p(worse, better)
-    else:
-        p = fisher_p(sum(before), len(before), sum(after), len(after)) if before and after else None
-    (b_value, b_text), (c_value, c_text) = _rate(before), _rate(after)
-    return Comparison(group, "success", b_value, c_value, b_text, c_text, p, paired,
-                      sizes=(len(before), len(after)))
-
-
-def _improvement(
-    group: Group, base: dict[int, TrialResult], cur: dict[int, TrialResult],
-    metric: Metric = "improvement",
-) -> Comparison:
-    """The mean improvement over valid submissions, or (``normalised``) the mean normalised
-    score over the trials that ran, with a test of the fall."""
-    def value(r: TrialResult) -> float | None:
-        return r.improvement if metric == "improvement" else trial_normalised(r)
-
-    paired = bool(base) and base.keys() == cur.keys()
-    if paired:
-        pairs = [
-            (b, a) for t in sorted(base)
-            if (b := value(base[t])) is not None and (a := value(cur[t])) is not None
-        ]
-        before, after = [b for b, _ in pairs], [a for _, a in pairs]
-        diffs = [a - b for b, a in zip(before, after, strict=True)]
-        p = sign_flip_p(diffs) if diffs else None
-    else:
-        before = [v for r in base.values() if (v := value(r)) is not None]
-        after = [v for r in cur.values() if (v := value(r)) is not None]
-        p = permutation_p(before, after) if before and after else None
-    form = "+.1%" if metric == "improvement" else ".2f"
-    (b_value, b_text), (c_value, c_text) = _mean(before, form), _mean(after, form)
-    return Comparison(group, metric, b_value, c_value, b_text, c_text, p, paired,
-                      sizes=(len(before), len(after)))
-
-
 def _holm(
     comparisons: list[Comparison], gated: Callable[[Comparison], bool]
 ) -> list[Comparison]:
@@ -279,9 +167,13 @@ def compare(
     comparisons = []
     for group in sorted(before.keys() & after.keys()):
         base, cur = _ran(before[group]), _ran(after[group])
-        comparisons += [_success(group, base, cur), _improvement(group, base, cur),
-                        _pass_k(group, base, cur, pass_k),
-                        _improvement(group, base, cur, "normalised")]
+        apart = judged_apart(base.values(), cur.values())
+        by_rule = [success_comparison(group, base, cur),
+                   pass_k_comparison(group, base, cur, pass_k)]
+        if apart is not None:
+            by_rule = [replace(c, p_value=None, judged_apart=apart) for c in by_rule]
+        comparisons += [by_rule[0], improvement_comparison(group, base, cur), by_rule[1],
+                        improvement_comparison(group, base, cur, "normalised")]
     gated = {limit.metric for limit in limits}
     comparisons = _holm(comparisons, lambda c: c.metric in gated and c.p_value is not None)
     comparisons = [

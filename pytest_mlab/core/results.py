@@ -13,11 +13,12 @@ from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
 Version 1 files read as runs that finished. 3 added ``reference_mean`` and
-``normalised_score`` on a trial and ``summary`` on a run; older files read without them."""
+``normalised_score`` on a trial and ``summary`` on a run; older files read without them.
+4 added ``final_answer_required`` on a trial; older files read as not requiring one."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -73,6 +74,9 @@ class TrialResult(BaseModel):
     'LLM error' or 'stopped' (an error), or '' if it never ran. All but 'agent error' have
     the final workspace scored and judged (with --mlab-require-final-answer, only 'final
     answer' may pass)."""
+    final_answer_required: bool = False
+    """Judged with --mlab-require-final-answer: success by another rule than the paper's, so
+    a comparison of success with a run judged without it is refused."""
     steps: int = 0
     seconds: float = 0.0
     tokens_in: int = 0

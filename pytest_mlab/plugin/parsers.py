@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from pytest_mlab.analysis.gate import Limit, Metric
+from pytest_mlab.analysis.gate import Limit
+from pytest_mlab.analysis.metric_comparisons import Metric
 from pytest_mlab.llm.sampling import ROLES, Role
 
 S = TypeVar("S", bound=str)

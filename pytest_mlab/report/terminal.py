@@ -46,6 +46,9 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
     suite += [(a.label, "over the suite", a.baseline_text, a.current_text, a.delta_text,
                str(a.tasks), "TRIPPED" if a.failure else "") for a in report.agents]
     lines += [(line, "TRIPPED" in line) for line in aligned(suite)] if report.agents else []
+    lines += [(f"{c.group.label}: success and pass@k not compared, judged by other rules "
+               f"({c.judged_apart})", True)
+              for c in report.comparisons if c.metric == "success" and c.judged_apart]
     for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
         if groups:
             lines.append((f"{label}: {', '.join(g.label for g in groups)}", False))

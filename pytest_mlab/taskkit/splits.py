@@ -27,6 +27,16 @@ def hold_out(table: pd.DataFrame, test_fraction: float) -> tuple[pd.DataFrame, p
     return table.iloc[n_test:], table.iloc[:n_test]
 
 
+def emptied_columns(table: pd.DataFrame, *parts: pd.DataFrame) -> list[str]:
+    """The columns that hold values in ``table`` but none in one of its ``parts``.
+
+    Read back from a CSV file, such a column has another type in that part (an empty
+    column reads as numbers), so a model fitted on one file fails on the other.
+    """
+    held = table.columns[table.notna().any()]
+    return [column for column in held if any(part[column].isna().all() for part in parts)]
+
+
 def write_csv_split(
     public: Path,
     private: Path,

@@ -80,6 +80,7 @@ def run_trial(parts: TrialParts) -> TrialResult:
     )
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation, parts.require_final_answer)
+    result.final_answer_required = parts.require_final_answer
     result.resumed_from = len(resume.steps) if resume else None
     keep = parts.keep_workspace
     if keep == "all" or (keep == "failed" and not result.success):

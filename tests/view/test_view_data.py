@@ -88,6 +88,23 @@ def test_runs_side_by_side_carry_the_gates_tests_where_trials_pair(index: RunInd
         "failed", "failed", "error"]
 
 
+def test_runs_judged_by_other_rules_are_shown_without_a_success_test(
+    tmp_path: Path, index: RunIndex
+) -> None:
+    strict = [trial_result("house-price", "baseline", t, success=False, improvement=0.15)
+              for t in range(3)]
+    for result in strict:
+        result.final_answer_required = True
+    write_run(tmp_path / "reports", "run-strict", strict, started="2026-01-03T10:00:00")
+    runs = _runs(RunIndex([tmp_path / "reports"]), "0.run-a", "0.run-strict")
+    data = comparison(runs)  # type: ignore[arg-type]
+    tests = next(r["cells"] for r in data["rows"] if r["task"] == "house-price")[1]["tests"]
+    assert tests["success"]["judged_apart"] == (
+        "baseline run: threshold +10%; this run: threshold +10%, Final Answer required")
+    assert tests["success"]["p"] is None and tests["success"]["test"] == "other rules"
+    assert tests["improvement"]["judged_apart"] is None and tests["improvement"]["p"] is not None
+
+
 def test_pass_at_k_and_best_of_k_match_a_hand_computation(index: RunIndex) -> None:
     data = comparison(_runs(index, "0.run-b"))  # type: ignore[arg-type]
     (cell,) = next(r["cells"] for r in data["rows"] if r["task"] == "house-price")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_mlab.analysis.gate import Comparison, compare
+from pytest_mlab.analysis.gate import compare
+from pytest_mlab.analysis.metric_comparisons import Comparison
 from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.report.browse.metrics import figures
 from pytest_mlab.report.browse.runs import RunEntry
@@ -47,7 +48,8 @@ def series_of(runs: list[tuple[RunEntry, RunResults]]) -> list[Series]:
 
 def _test(comparison: Comparison) -> dict[str, Any]:
     return {"delta": comparison.delta, "p": comparison.p_value, "test": comparison.test,
-            "paired": comparison.paired, "sizes": list(comparison.sizes)}
+            "paired": comparison.paired, "sizes": list(comparison.sizes),
+            "judged_apart": comparison.judged_apart}
 
 
 def _tests(first: Series, other: Series) -> dict[str, dict[str, Any]]:

@@ -152,6 +152,7 @@ async function runView(params) {
 }
 
 function testLine(name, t) {
+  if (t && t.judged_apart) return el("div", { class: "test" }, `${name} not compared: judged by other rules (${t.judged_apart})`);
   if (!t || !has(t.p)) return null;
   const delta = name === "success" ? `${t.delta >= 0 ? "+" : ""}${(t.delta * 100).toFixed(0)} pp` : signed(t.delta);
   return el("div", { class: "test" }, `${name} ${delta}, p=${t.p.toPrecision(2)} (${t.test}${t.paired ? ", paired" : ""})`);
