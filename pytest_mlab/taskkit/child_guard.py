@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from typing import Any
 
 # Ways around the rules, and the modules that offer them.
 DENIED_STDLIB = frozenset({
@@ -55,6 +56,8 @@ _REFUSED_EVENTS = {
     "sys.setprofile": "traces the interpreter",
 }
 _OUTPUT_SUFFIX = ".out.npy"
+# How long the guard waits for threads the setup left to end before it counts the rest.
+SETTLE_SECONDS = 5.0
 
 
 def source() -> str:
@@ -76,6 +79,7 @@ def install(
     """
     import _thread
     import os
+    import threading
     import time
 
     write, exit_now, fd = os.write, os._exit, os.dup(proto_fd)
@@ -91,6 +95,11 @@ def install(
     denied_names = frozenset(denied) | DENIED_STDLIB
     name_rule = _name_rule(allowed_names, denied_names, os.getcwd(), os.path.exists)
     threads = _thread_counter(read)
+    # The setup may leave threads that are ending (a pool's workers after shutdown(wait=
+    # False), as model loading does): counted into the limit, each would make room for a
+    # thread of train.py's once it ended. One that does not end in time stays counted.
+    _join_others(threading.enumerate, threading.current_thread(), time.monotonic,
+                 SETTLE_SECONDS)
     limit = threads() + 1  # the sampler below
     libraries = _library_rule(library_dirs, denied_names, os.path.realpath, read)
     any_child = _children(os.listdir, read)
@@ -160,6 +169,17 @@ def _reader(
             close(handle)
 
     return read_all
+
+
+def _join_others(
+    enumerate_threads: Callable[[], list[Any]], current: object,
+    monotonic: Callable[[], float], seconds: float,
+) -> None:
+    """Wait, ``seconds`` at most in all, for every Python thread but ``current`` to end."""
+    deadline = monotonic() + seconds
+    for thread in enumerate_threads():
+        if thread is not current:
+            thread.join(max(0.0, deadline - monotonic()))
 
 
 def _thread_counter(read: Callable[[str], bytes]) -> Callable[[], int]:
