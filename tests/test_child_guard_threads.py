@@ -56,3 +56,17 @@ def test_the_wait_for_the_setups_threads_is_bounded_in_all() -> None:
     assert current.waited == [] and ending.waited == [5.0]
     assert stuck.waited == [4.0] and late.waited == [0.0]
     assert clock[0] == 5.0
+
+
+class _DummyThread(_Thread):
+    """As threading's: a thread started outside Python, which cannot be joined."""
+
+    def join(self, timeout: float | None = None) -> None:
+        raise AssertionError("cannot join a dummy thread")
+
+
+def test_a_thread_that_cannot_be_joined_is_left_counted() -> None:
+    clock = [0.0]
+    current, dummy, ending = _Thread(clock, 0), _DummyThread(clock, 0), _Thread(clock, 1)
+    child_guard._join_others(lambda: [current, dummy, ending], current, lambda: clock[0], 5.0)
+    assert ending.waited == [5.0]

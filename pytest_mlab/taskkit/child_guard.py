@@ -178,7 +178,9 @@ def _join_others(
     """Wait, ``seconds`` at most in all, for every Python thread but ``current`` to end."""
     deadline = monotonic() + seconds
     for thread in enumerate_threads():
-        if thread is not current:
+        # A thread started outside Python (threading's dummy) cannot be joined: it stays
+        # counted.
+        if thread is not current and type(thread).__name__ != "_DummyThread":
             thread.join(max(0.0, deadline - monotonic()))
 
 
