@@ -13,6 +13,7 @@ COMMANDS = {
     "new-task": ("pytest_mlab.cli.new_task", "make a task folder that runs and validates"),
     "agent-venv": ("pytest_mlab.cli.agent_venv", "install an external agent in its own venv"),
     "view": ("pytest_mlab.cli.view", "browse runs, side by side and step by step, on 127.0.0.1"),
+    "attest": ("pytest_mlab.cli.attest", "probe a sandbox from inside and print its record"),
 }
 
 

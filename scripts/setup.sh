@@ -31,7 +31,7 @@ venv() {
   .venv/bin/pip install --quiet --upgrade pip
   # The CPU build first: asked for unpinned, pip would fetch a multi-GB CUDA build.
   .venv/bin/pip install --quiet torch==2.13.0
-  .venv/bin/pip install --quiet -e '.[test]'
+  .venv/bin/pip install --quiet -c scripts/constraints.txt -e '.[test]'
 }
 
 # The external agents' own environments, which their end-to-end tests run (they skip

@@ -29,6 +29,17 @@ class Reply:
     """Seconds to wait first: longer than the client's timeout makes a timeout."""
     malformed: bool = False
     """A 200 whose body is not JSON."""
+    usage: tuple[int, int] | None = None
+    """(prompt, completion) tokens reported instead of the ones counted: a provider that
+    says it spent more than it was allowed."""
+    fills: bool = False
+    """Report as many completion tokens as the request allows (its max_tokens or
+    max_completion_tokens; UNBOUNDED without either), as a model that writes until it is
+    cut off."""
+
+
+UNBOUNDED = 10_000_000
+"""What a filling reply reports when the request bounds nothing."""
 
 
 def say(text: str) -> Reply:
@@ -77,6 +88,11 @@ def _body(reply: Reply, request: dict[str, Any], number: int) -> dict[str, Any]:
         ]
     completion = (content or "") + json.dumps(message.get("tool_calls", []))
     prompt_tokens, completion_tokens = _tokens(prompt), _tokens(completion)
+    if reply.fills:
+        completion_tokens = int(request.get("max_completion_tokens")
+                                or request.get("max_tokens") or UNBOUNDED)
+    if reply.usage is not None:
+        prompt_tokens, completion_tokens = reply.usage
     return {
         "id": f"chatcmpl-{number}", "object": "chat.completion", "created": int(time.time()),
         "model": request.get("model", "scripted"),

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_mlab.core.errors import InfrastructureError
 from pytest_mlab.sandbox.environ import thread_environ
 from pytest_mlab.sandbox.local import LocalSandbox
 from pytest_mlab.sandbox.spec import SandboxSpec
-from pytest_mlab.trial.cpus import cores_wanted, lease_cores, usable_cores, worker_slot
+from pytest_mlab.trial.cpus import (
+    cores_wanted,
+    hold_machine,
+    lease_cores,
+    usable_cores,
+    worker_slot,
+)
 
 PROBE = ("import os, torch; "
          "print(sorted(os.sched_getaffinity(0)), os.environ['OMP_NUM_THREADS'], "
@@ -39,6 +48,48 @@ def test_two_workers_lease_disjoint_cores(tmp_path: Path, monkeypatch: pytest.Mo
         with lease_cores(None, tmp_path) as second:
             assert len(first) == len(second) == len(pool) // 2
             assert not set(first) & set(second)
+
+
+def test_the_machine_is_held_once_running_leases_end_and_new_ones_wait_for_it(
+    tmp_path: Path,
+) -> None:
+    events: list[str] = []
+    running = lease_cores(1, tmp_path)
+    running.__enter__()
+
+    def measure() -> None:
+        with hold_machine(1, tmp_path) as cores:
+            events.append(f"held {len(cores)}")
+            time.sleep(0.5)
+            events.append("released")
+
+    def trial() -> None:
+        with lease_cores(1, tmp_path):
+            events.append("leased")
+
+    holder = threading.Thread(target=measure)
+    holder.start()
+    time.sleep(0.5)
+    assert events == []  # the running trial's core is still held
+    running.__exit__(None, None, None)
+    while not events:
+        time.sleep(0.01)
+    newcomer = threading.Thread(target=trial)
+    newcomer.start()
+    holder.join(10)
+    newcomer.join(10)
+    assert events == ["held 1", "released", "leased"]
+
+
+def test_a_worker_holding_cores_is_refused_the_machine_instead_of_waiting_forever(
+    tmp_path: Path,
+) -> None:
+    with lease_cores(1, tmp_path), pytest.raises(InfrastructureError, match="wait for"):
+        hold_machine(None, tmp_path).__enter__()
+    with hold_machine(None, tmp_path), pytest.raises(InfrastructureError, match="wait for"):
+        lease_cores(1, tmp_path).__enter__()
+    with lease_cores(1, tmp_path) as cores:  # both were let go
+        assert len(cores) == 1
 
 
 def test_a_script_runs_on_its_cores_with_threads_to_match(tmp_path: Path) -> None:
@@ -67,7 +118,7 @@ def test_a_task_asking_one_cpu_gets_one(
                     "f\"{len(os.sched_getaffinity(0))} {os.environ['OMP_NUM_THREADS']}\")\n")
     pytester.runpytest_subprocess(
         "tasks", "--agent=oracle", "--mlab-keep-workspaces=all", "--mlab-isolation=none",
-        *mlab_args,
+        "--mlab-allow-weak-sandbox", *mlab_args,
     ).assert_outcomes(passed=1)
     workspace = Path(read_results()[0]["workspace"])
     assert (pytester.path / workspace / "cores.txt").read_text() == "1 1"

@@ -16,7 +16,7 @@ from typing import Any
 import loopback_ray
 import pytest
 from docker_engine import require_docker_engine
-from llm_server import LLMServer
+from llm_server import LLMServer, Reply
 from react_trial import answer
 
 from pytest_mlab.plugin.remote_scratch import scratch_root
@@ -121,7 +121,7 @@ def _lose_a_node_mid_run(
     output = (pytester.path / "output.txt").open("w")
     run = pytester.popen([
         sys.executable, "-m", "pytest", "tasks", "--agent=scripted_agents:WaitingAgent",
-        "--mlab-trials=2", "--mlab-isolation=none", *mlab_args,
+        "--mlab-trials=2", "--mlab-isolation=none", "--mlab-allow-weak-sandbox", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}", *extra,
     ], stdout=output, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
@@ -240,12 +240,14 @@ def test_the_session_cost_cap_counts_what_every_node_spent(
     server: LLMServer,
 ) -> None:
     recorded("guess")
-    server.script.replies += [answer("List Files", {"dir_path": "."})] * 3
+    # Each trial's first call fits its budget and, as its usage says, spends all of it.
+    spends_all = Reply(answer("List Files", {"dir_path": "."}).content, usage=(19_990, 10))
+    server.script.replies += [spends_all] * 3
     # Two trials start at once, one a node, and spend past the cap; the third starts on
     # whichever node frees first, whose own sessions never spent a thing there.
     pytester.runpytest_subprocess(
         "tasks", "--agent=react", "--llm=gpt-4", f"--mlab-llm-api-base={server.url}",
-        "--mlab-llm-backoff=0.01", "--mlab-trials=3", "--mlab-max-tokens=10",
+        "--mlab-llm-backoff=0.01", "--mlab-trials=3", "--mlab-max-tokens=20000",
         "--mlab-max-session-cost=0.000001", *mlab_args,
         f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
     ).assert_outcomes(failed=2, skipped=1)
@@ -266,7 +268,8 @@ def test_a_trial_on_a_node_runs_at_the_priority_it_has_locally(
     monkeypatch.setenv("MLAB_WAIT_SECONDS", "0")
     pytester.runpytest_subprocess(
         "tasks", "--agent=scripted_agents:WaitingAgent", "--mlab-isolation=none",
-        *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600,
+        "--mlab-allow-weak-sandbox", *mlab_args, f"--mlab-dispatch=ray:{cluster.address}",
+        timeout=600,
     ).assert_outcomes(failed=1)
     (probe,) = probes.iterdir()
     session_niceness = int(probe.read_text().split()[3])
@@ -281,7 +284,8 @@ def test_remote_trials_show_their_steps_live_at_verbose(
     monkeypatch.setenv("MLAB_PROBE_DIR", str(pytester.mkdir("probes")))
     run = pytester.runpytest_subprocess(
         "tasks", "--agent=scripted_agents:WaitingAgent", "--mlab-isolation=none", "-v",
-        *mlab_args, f"--mlab-dispatch=ray:{cluster.address}", timeout=600)
+        "--mlab-allow-weak-sandbox", *mlab_args, f"--mlab-dispatch=ray:{cluster.address}",
+        timeout=600)
     run.assert_outcomes(failed=1)
     steps = [line for line in run.outlines if line.startswith("[mlab] ") and " step " in line]
     # The agent takes a step a second up to the task's 10; each one the node saw is

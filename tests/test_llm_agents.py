@@ -224,9 +224,11 @@ def test_budgets_end_a_trial_and_the_session_cap_starts_no_new_one(
     server: LLMServer,
 ) -> None:
     recorded("guess")
-    server.script.replies += [answer("List Files", {"dir_path": "."})]
+    # The first call fits the budget and, as its usage says, spends all of it.
+    spends_all = answer("List Files", {"dir_path": "."})
+    server.script.replies += [Reply(spends_all.content, usage=(19_990, 10))]
     run = pytester.runpytest("tasks", *llm_args(server), "--mlab-trials=2",
-                             "--mlab-max-tokens=10", "--mlab-max-session-cost=0.000001",
+                             "--mlab-max-tokens=20000", "--mlab-max-session-cost=0.000001",
                              *mlab_args)
     run.assert_outcomes(failed=1, skipped=1)
     first, second = read_results()

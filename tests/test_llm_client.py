@@ -97,11 +97,11 @@ def test_tool_calls_come_back_parsed(server: LLMServer) -> None:
 
 
 def test_budgets_end_the_trial_once_spent(server: LLMServer, tmp_path: Path) -> None:
-    server.script.replies += [say("one"), say("two")]
+    server.script.replies += [Reply(content="one", usage=(20, 80)), say("two")]
     ledger = CostLedger(tmp_path / "spend.log")
-    llm = client(server, max_tokens=5, ledger=ledger)
+    llm = client(server, max_tokens=100, ledger=ledger)
     llm.complete(HELLO)
-    with pytest.raises(BudgetExceeded, match="token budget of 5 spent"):
+    with pytest.raises(BudgetExceeded, match=r"token budget of 100 spent \(100\)"):
         llm.complete(HELLO)
     assert len(server.requests) == 1
     assert ledger.total() == pytest.approx(llm.usage.cost) and ledger.total() > 0

@@ -79,7 +79,8 @@ def test_a_read_only_file_changed_by_a_script_invalidates_the_trial(
     """Without isolation the file system lets the change through; the hash check does not."""
     recorded("guess")
     pytester.runpytest(
-        "tasks", "--agent=scripted_agents:TamperingAgent", "--mlab-isolation=none", *mlab_args
+        "tasks", "--agent=scripted_agents:TamperingAgent", "--mlab-isolation=none",
+        "--mlab-allow-weak-sandbox", *mlab_args
     ).assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["message"] == "guess: invalid submission: read-only file data.txt was changed"

@@ -47,7 +47,7 @@ def test_a_per_session_baseline_is_measured_once_per_session(
     (root / "env" / "counter-path.txt").write_text(str(counter))
     result = pytester.runpytest_subprocess(
         "tasks", "--agent=oracle", "--mlab-trials=4", "-n", "2", "--mlab-isolation=none",
-        *mlab_args,
+        "--mlab-allow-weak-sandbox", *mlab_args,
     )
     result.assert_outcomes(passed=4)
     assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
@@ -57,7 +57,7 @@ def test_a_per_session_baseline_is_measured_once_per_session(
     assert all(r["improvement"] == pytest.approx(1.0) for r in records)
     # A new session measures again: the baseline is per session and machine.
     pytester.runpytest_subprocess(
-        "tasks", "--agent=oracle", "--mlab-isolation=none", *mlab_args
+        "tasks", "--agent=oracle", "--mlab-isolation=none", "--mlab-allow-weak-sandbox", *mlab_args
     ).assert_outcomes(passed=1)
     assert len(counter.read_text().splitlines()) == 4
 
@@ -74,7 +74,8 @@ def test_a_per_machine_baseline_is_measured_once_and_kept_across_sessions(
                                                      'kind = "per-machine"'))
     counter = pytester.path / "starter-runs.txt"
     (root / "env" / "counter-path.txt").write_text(str(counter))
-    args = ["tasks", "--agent=oracle", "--mlab-isolation=none", *mlab_args]
+    args = ["tasks", "--agent=oracle", "--mlab-isolation=none", "--mlab-allow-weak-sandbox",
+            *mlab_args]
     pytester.runpytest_subprocess(*args, "--mlab-trials=2", "-n", "2").assert_outcomes(passed=2)
     pytester.runpytest_subprocess(*args).assert_outcomes(passed=1)
     assert counter.read_text().splitlines() == ["starter", "starter"]  # runs = 2, once
@@ -109,7 +110,7 @@ def test_gpu_leases_are_never_shared_across_workers(
     (root / "env" / "gpu_probe.py").write_text(GPU_PROBE.format(log=str(log)))
     result = pytester.runpytest_subprocess(
         "tasks", "--agent=scripted_agents:GpuAgent", "--mlab-trials=8", "--mlab-gpus=0,1",
-        "-n", "4", "--mlab-isolation=none", *mlab_args,
+        "-n", "4", "--mlab-isolation=none", "--mlab-allow-weak-sandbox", *mlab_args,
     )
     result.assert_outcomes(failed=8)  # it only runs the starter: no improvement
     spans: dict[str, list[tuple[float, float]]] = {}
@@ -149,7 +150,7 @@ def test_results_json_is_valid_and_versioned(
     pytester.runpytest("tasks", "--agent=oracle", *mlab_args)
     (path,) = [p for p in pytester.path.glob("reports/*/results.json")]
     loaded = RunResults.read(path)
-    assert loaded.schema_version == 4 and loaded.results[0].schema_version == 4
+    assert loaded.schema_version == 5 and loaded.results[0].schema_version == 5
     assert (loaded.run.selected, loaded.run.complete, loaded.run.interrupted) == (1, True, False)
     assert json.loads(path.read_text())["run"]["command"][1:3] == ["tasks", "--agent=oracle"]
 
@@ -186,7 +187,7 @@ def test_parallel_trials_start_longest_first_by_what_they_took_before(
 
     recorded("guess")
     task_tree("timed")
-    args = ("-n", "1", "--mlab-isolation=none", *mlab_args)
+    args = ("-n", "1", "--mlab-isolation=none", "--mlab-allow-weak-sandbox", *mlab_args)
     history = pytester.path / "cache" / HISTORY
     history.unlink(missing_ok=True)
     assert _run_order(pytester, *args) == ["guess", "timed"]  # never timed: collection order
@@ -196,6 +197,7 @@ def test_parallel_trials_start_longest_first_by_what_they_took_before(
     history.write_text(json.dumps({"timed oracle -": 100.0}))
     assert _run_order(pytester, *args) == ["guess", "timed"]  # the untimed one may be longest
     history.write_text(json.dumps({"guess oracle -": 1.0, "timed oracle -": 100.0}))
-    assert _run_order(pytester, "--mlab-isolation=none", *mlab_args) == ["guess", "timed"]
+    assert _run_order(pytester, "--mlab-isolation=none", "--mlab-allow-weak-sandbox",
+                      *mlab_args) == ["guess", "timed"]
     history.write_text("{not json")
     assert _run_order(pytester, *args) == ["guess", "timed"]

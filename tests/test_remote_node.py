@@ -174,7 +174,7 @@ import sys
 from pytest_mlab.plugin.dispatch_remote import RemoteJob, run_job
 nodeid, root, run_id = sys.argv[1:]
 run_job(RemoteJob(nodeid=nodeid, args=("--agent=scripted_agents:WaitingAgent",
-                                       "--mlab-isolation=none",
+                                       "--mlab-isolation=none", "--mlab-allow-weak-sandbox",
                                        f"--mlab-cache-dir={root}/cache"),
                   rootdir=root, invocation_dir=root, run_id=run_id, cpus=1, environ={}), [])
 """

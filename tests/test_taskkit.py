@@ -145,8 +145,8 @@ def test_a_missing_module_says_how_to_install_it() -> None:
 
 
 def test_importing_taskkit_imports_neither_pytest_nor_the_rest_of_the_plugin() -> None:
-    names = ("submission", "arrays", "timed_child", "child_driver", "scratch", "sources",
-             "splits")
+    names = ("submission", "arrays", "timed_child", "child_driver", "child_watch", "scratch",
+             "sources", "splits")
     modules = [f"pytest_mlab.taskkit.{name}" for name in names]
     roots = ("pytest", "_pytest", "pytest_mlab")
     probe = f"import sys, {', '.join(modules)}; print(*(m for m in sys.modules))"

@@ -19,6 +19,10 @@ Beside them each group shows pass@k (k: ``--mlab-pass-k``, else the fewer trials
 two runs) and the mean normalised score, with no limit of their own; per agent x llm the
 mean normalised score over the suite has a plain tolerance instead (``gate_suite``).
 
+Runs that ran under different containment (``containments``: sandbox kind, isolation, the
+script's host uid, seccomp, network) are not compared at all, unless the caller says they
+may be: the report then holds only the refusal, a failure where a limit applies.
+
 Where the two runs of a group were judged by different rules (``judging_rules``), success
 and pass@k are shown without a test, and a limit on them trips with the reason, since no
 fall can be measured.
@@ -36,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from pytest_mlab.analysis.containments import containment_apart
 from pytest_mlab.analysis.gate_suite import AgentComparison, NormalisedDrop, agent_comparisons
 from pytest_mlab.analysis.groups import RAN, Group, by_group
 from pytest_mlab.analysis.judging_rules import judged_apart
@@ -105,6 +110,8 @@ class GateReport:
     agents: list[AgentComparison] = field(default_factory=list)
     """Per agent x llm, the mean normalised score over the suite."""
     drop: NormalisedDrop | None = None
+    refused: str | None = None
+    """Why the runs were not compared (their containment differs), in one sentence."""
 
     @property
     def gated(self) -> bool:
@@ -112,6 +119,8 @@ class GateReport:
 
     @property
     def failures(self) -> list[str]:
+        if self.refused is not None:
+            return [self.refused]
         unchecked = self.drop.unchecked(self.agents) if self.drop is not None else None
         return [*(c.failure for c in self.comparisons if c.failure),
                 *(a.failure for a in self.agents if a.failure),
@@ -125,6 +134,8 @@ class GateReport:
     def summary(self) -> str:
         """The gate's verdict in one line."""
         limits = ", ".join(str(limit) for limit in self.limits)
+        if self.refused is not None:
+            return self.refused
         if not self.comparisons:
             return "gate not applied: no task x agent x llm ran in both runs"
         if self.tripped:
@@ -159,10 +170,17 @@ def _ran(results: Iterable[TrialResult]) -> dict[int, TrialResult]:
 def compare(
     baseline: RunResults, current: RunResults, limits: Sequence[Limit] = (), *,
     alpha: float = DEFAULT_ALPHA, baseline_name: str = "", pass_k: int | None = None,
-    drop: NormalisedDrop | None = None,
+    drop: NormalisedDrop | None = None, any_containment: bool = False,
 ) -> GateReport:
     """Compare every group that both runs hold, and check ``limits`` on each comparison
-    and ``drop`` on each agent's mean normalised score over the suite."""
+    and ``drop`` on each agent's mean normalised score over the suite; runs of different
+    containment only with ``any_containment``."""
+    name = baseline_name or baseline.run.run_id
+    refused = None if any_containment else containment_apart(baseline.results,
+                                                             current.results, name)
+    if refused is not None:
+        return GateReport(baseline_name=name, comparisons=[], limits=tuple(limits),
+                          alpha=alpha, drop=drop, refused=refused)
     before, after = by_group(baseline.results), by_group(current.results)
     comparisons = []
     for group in sorted(before.keys() & after.keys()):
@@ -182,7 +200,7 @@ def compare(
         for c in comparisons
     ]
     return GateReport(
-        baseline_name=baseline_name or baseline.run.run_id,
+        baseline_name=name,
         comparisons=comparisons, limits=tuple(limits), alpha=alpha,
         only_baseline=sorted(before.keys() - after.keys()),
         only_current=sorted(after.keys() - before.keys()),

@@ -4,7 +4,10 @@ Workspace output, file names and error texts reach the terminal, results.json an
 report.html. Escape sequences in them (ANSI colours, OSC-8 links, a carriage return
 that overwrites a verdict) would act on whoever reads them, and a file name that is not
 valid UTF-8 (held as a lone surrogate, Python's ``surrogateescape``) cannot even be
-written as UTF-8. Each such character is replaced by a visible escape.
+written as UTF-8. Each such character is replaced by a visible escape. Where a text is
+printed among pytest's lines (a verdict's sentence, a scorer's traceback), a line break
+of its own would let it forge one of them (``PASSED``, ``=== 1 passed ===``): ``one_line``
+escapes it too, and ``hanging`` indents every line after a block's first.
 """
 
 from __future__ import annotations
@@ -31,6 +34,21 @@ def printable(text: str) -> str:
     surrogate, bidirectional override and line separator) written as an escape such as
     ``\\x1b``; idempotent, and plain text comes back unchanged."""
     return _UNPRINTABLE.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """``text`` printable and on one line: a newline is written ``\\x0a`` as a carriage
+    return already is, so that no part of it can stand as a line of its own (a forged
+    PASSED line under a verdict); idempotent."""
+    return printable(text).replace("\n", "\\x0a")
+
+
+def hanging(text: str, indent: str = "    ") -> str:
+    """``text`` printable, every line but the first indented: a block such as a scorer's
+    traceback keeps its lines, none of which can start where the lines of pytest's own
+    output start."""
+    first, *rest = printable(text).split("\n")
+    return "\n".join([first, *(indent + line if line else line for line in rest)])
 
 
 def has_unprintable(text: str) -> bool:

@@ -9,16 +9,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from pytest_mlab.core.atomic import write_atomic
-from pytest_mlab.core.plain_text import printable
+from pytest_mlab.core.containment import Containment
+from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
 Version 1 files read as runs that finished. 3 added ``reference_mean`` and
 ``normalised_score`` on a trial and ``summary`` on a run; older files read without them.
-4 added ``final_answer_required`` on a trial; older files read as not requiring one."""
+4 added ``final_answer_required`` on a trial; older files read as not requiring one.
+5 added ``containment`` on a trial; older files read as of unknown containment."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -36,7 +38,7 @@ class StepScore(BaseModel):
     @field_validator("invalid")
     @classmethod
     def _printable(cls, text: str | None) -> str | None:
-        return None if text is None else printable(text)
+        return None if text is None else one_line(text)
 
 
 class TrialResult(BaseModel):
@@ -83,6 +85,9 @@ class TrialResult(BaseModel):
     tokens_out: int = 0
     cost: float = 0.0
     isolation: str = ""
+    containment: Containment | None = None
+    """What the trial's scripts ran under, as the session's attestation saw it; None: a
+    trial that ran no script, or one recorded before containment was."""
     trace: str | None = None
     workspace: str | None = None
     resumed_from: int | None = None
@@ -108,8 +113,9 @@ class TrialResult(BaseModel):
     @classmethod
     def _printable(cls, text: str | None) -> str | None:
         """Agent text reaches these (an error's words, a file name): no control character
-        of it reaches a terminal, results.json or a report."""
-        return None if text is None else printable(text)
+        of it, and no line break, reaches a terminal, results.json or a report, where a
+        line of its own could pass for one of pytest's (a forged PASSED line)."""
+        return None if text is None else one_line(text)
 
 
 class Session(BaseModel):

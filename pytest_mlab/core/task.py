@@ -47,6 +47,10 @@ class Resources(_Strict):
     )
     memory_gb: float = Field(default=4.0, gt=0, description="All processes of a trial together.")
     disk_gb: float = Field(default=2.0, gt=0, description="How much the workspace may grow.")
+    files: int = Field(
+        default=100_000, gt=0, strict=True, description="How many files (inodes: folders "
+        "and links too) the workspace and /tmp together may gain during a trial."
+    )
 
 
 class BaselinePolicy(_Strict):

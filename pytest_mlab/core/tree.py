@@ -110,11 +110,13 @@ def sha256_fd(fd: int) -> str:
 class Walk:
     """Every entry below ``root`` but folders, folders walked, links not followed:
     ``for entry in Walk(root)``. ``folder`` starts the walk lower down (its entries'
-    ``rel`` still start from ``root``)."""
+    ``rel`` still start from ``root``); with ``folders``, each folder is an entry too,
+    given before what it holds."""
 
-    def __init__(self, root: Path, folder: str = "") -> None:
+    def __init__(self, root: Path, folder: str = "", *, folders: bool = False) -> None:
         self.root = root
         self.folder = folder.strip("/")
+        self.folders = folders
         self.skipped: list[str] = []
         """Folders that could not be entered (their relative paths, ending in '/')."""
 
@@ -162,6 +164,8 @@ class Walk:
                 continue  # gone since the listing
             if stat.S_ISDIR(info.st_mode):
                 frame.pending.append((name, _identity(info)))
+                if self.folders:
+                    yield Entry(frame.prefix + name, self._fd, name, info)
             else:
                 yield Entry(frame.prefix + name, self._fd, name, info)
         frame.pending.reverse()  # popped from the end: in name order

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from pytest_mlab.llm.budget import capped, model_facts, output_room, prompt_tokens
 from pytest_mlab.llm.cache import ReplyCache, request_digest
 from pytest_mlab.llm.errors import (
     BudgetExceeded,
@@ -67,9 +68,11 @@ class LLMConfig:
     sampling: SamplingChoice = field(default_factory=SamplingChoice)
     """Temperature, output tokens and stop sequences per role; the original's by default."""
     max_tokens: int | None = None
-    """Tokens (prompt and completion) a trial may spend."""
+    """Tokens (prompt and completion) a trial may spend. Each call's output is bounded by
+    what is left after its prompt; a call whose prompt leaves no room is refused."""
     max_cost: float | None = None
-    """Dollars a trial may spend."""
+    """Dollars a trial may spend. For a model litellm prices, each call's output is bounded
+    so that its cost at worst fits; for others (cost 0) it bounds nothing."""
     cache: ReplyCache | None = None
     ledger: CostLedger | None = None
 
@@ -91,6 +94,8 @@ class LLMClient:
     step: int = 1
     """The step being prepared; the environment moves it on."""
     _occurrences: dict[str, int] = field(default_factory=dict)
+    _overrun: str | None = None
+    """Why the budget ended early: a reply went past the output the budget had left."""
 
     def complete(
         self,
@@ -112,6 +117,7 @@ class LLMClient:
             request["tools"] = tools
         request.update(self.config.sampling_for(role).request_fields(stop)
                        if sampling is None else sampling)
+        sent, room = self._within_budget(request)
         digest = request_digest(request)
         occurrence = self._occurrences.get(digest, 0)
         self._occurrences[digest] = occurrence + 1
@@ -120,7 +126,7 @@ class LLMClient:
         if cache is not None and cache.reads:
             hit = cache.get(key)
             if hit is not None:
-                self.usage.add(hit.usage)
+                self._count(hit, room)
                 return hit
             if cache.mode == "replay":
                 raise ReplayMiss(
@@ -128,16 +134,40 @@ class LLMClient:
                     f"request to {model} (key {key[:16]}) in {cache.directory}; record it "
                     "with --mlab-llm-cache=record"
                 )
-        completion = self._call(request)
+        completion = self._call(sent)
         if cache is not None and cache.writes:
             cache.put(key, request, completion)
-        self.usage.add(completion.usage)
         if self.config.ledger is not None:
             self.config.ledger.add(completion.usage.cost)
+        self._count(completion, room)
         return completion
+
+    def _within_budget(self, request: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+        """The request to send, its output bounded by what the budgets leave, and that
+        bound (None where no budget bounds it); BudgetExceeded where nothing fits."""
+        config = self.config
+        if config.max_tokens is None and config.max_cost is None:
+            return request, None
+        litellm = import_litellm()
+        facts = model_facts(litellm, request["model"])
+        room = output_room(self.usage, prompt_tokens(litellm, request), config.max_tokens,
+                           config.max_cost, facts)
+        if room is None:
+            return request, None
+        return capped(request, room, facts.max_output), room
+
+    def _count(self, completion: Completion, room: int | None) -> None:
+        """Count what the reply says it used, all of it; a reply past its bound (a
+        provider that ignored it) ends the budget, whatever is left on paper."""
+        self.usage.add(completion.usage)
+        if room is not None and completion.usage.tokens_out > room:
+            self._overrun = (f"a reply used {completion.usage.tokens_out} output tokens, "
+                             f"past the {room} the budget had left for it")
 
     def check_budget(self) -> None:
         """Raise BudgetExceeded once the trial's token or cost budget is spent."""
+        if self._overrun is not None:
+            raise BudgetExceeded(self._overrun)
         spent = self.usage.tokens_in + self.usage.tokens_out
         if self.config.max_tokens is not None and spent >= self.config.max_tokens:
             raise BudgetExceeded(f"token budget of {self.config.max_tokens} spent ({spent})")

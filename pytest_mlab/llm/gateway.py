@@ -5,7 +5,10 @@ It listens on a Unix socket in a folder of its own, which only that trial's sand
 shown (a loopback shim inside relays to it, see ``gateway_shim.py``). It answers its own
 endpoints to its own trial's token and nothing else; it never fetches a URL, so the only
 model it can reach is the one the client was configured with. Every call is counted,
-budgeted, cached or replayed by the client, whatever model name the agent asked for.
+budgeted, cached or replayed by the client, whatever model name the agent asked for:
+its output tokens are bounded by what the trial's budget has left, whatever it asked
+for, and a call that cannot fit is refused (429, and the trial's calls end). Calls are
+answered one at a time, so two at once cannot both be given what is left.
 What an agent can make the harness hold is bounded: ``CONNECTIONS`` at once (each a
 thread; one more is answered 503 and closed at once), each request's size and time
 (``gateway_handler``).

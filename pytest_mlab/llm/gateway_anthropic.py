@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_mlab.llm.gateway_openai import BadRequest, ChatRequest
+from pytest_mlab.llm.gateway_openai import BadRequest, ChatRequest, check_token_fields
 from pytest_mlab.llm.usage import Completion
 
 _SAMPLING = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",
@@ -77,8 +77,8 @@ def parse_messages(body: dict[str, Any]) -> ChatRequest:
         "name": tool.get("name", ""), "description": tool.get("description", ""),
         "parameters": tool.get("input_schema", {"type": "object"})}}
         for tool in body.get("tools") or () if isinstance(tool, dict)]
-    sampling = {ours: body[theirs] for theirs, ours in _SAMPLING.items()
-                if body.get(theirs) is not None}
+    sampling = check_token_fields({ours: body[theirs] for theirs, ours in _SAMPLING.items()
+                                   if body.get(theirs) is not None})
     return ChatRequest(messages, tools or None, sampling, bool(body.get("stream")),
                        str(body.get("model") or "mlab"))
 

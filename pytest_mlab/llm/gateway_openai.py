@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_mlab.llm.budget import TOKEN_FIELDS
 from pytest_mlab.llm.usage import Completion
 
 SAMPLING_FIELDS = (
@@ -24,6 +25,16 @@ SAMPLING_FIELDS = (
 
 class BadRequest(Exception):
     """The request cannot be answered as sent; the message says why, in one sentence."""
+
+
+def check_token_fields(sampling: dict[str, Any]) -> dict[str, Any]:
+    """``sampling``, once its output-token fields are whole numbers above zero (the client
+    lowers them to what the budget has left)."""
+    for name in TOKEN_FIELDS:
+        value = sampling.get(name)
+        if value is not None and (type(value) is not int or value < 1):
+            raise BadRequest(f"{name} must be a whole number above zero")
+    return sampling
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,8 @@ def parse_chat(body: dict[str, Any]) -> ChatRequest:
     tools = body.get("tools")
     if tools is not None and not isinstance(tools, list):
         raise BadRequest("tools must be a list")
-    sampling = {name: body[name] for name in SAMPLING_FIELDS if body.get(name) is not None}
+    sampling = check_token_fields(
+        {name: body[name] for name in SAMPLING_FIELDS if body.get(name) is not None})
     return ChatRequest(messages, tools or None, sampling, bool(body.get("stream")),
                        str(body.get("model") or "mlab"))
 

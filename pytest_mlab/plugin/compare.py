@@ -30,6 +30,8 @@ class SavedRunOptions:
     markdown: Path | None
     drop: NormalisedDrop | None = None
     pass_k: int | None = None
+    any_containment: bool = False
+    """--mlab-compare-any-containment: compare runs whose containment differs."""
 
 
 def _options(config: pytest.Config) -> SavedRunOptions:
@@ -61,6 +63,7 @@ def _options(config: pytest.Config) -> SavedRunOptions:
         alpha=config.getoption("mlab_compare_alpha") or DEFAULT_ALPHA,
         markdown=here / markdown if markdown else None, drop=drop,
         pass_k=config.getoption("mlab_pass_k"),
+        any_containment=bool(config.getoption("mlab_compare_any_containment")),
     )
 
 
@@ -106,6 +109,7 @@ class SavedRuns:
             report = compare(
                 self.baseline, run, self.options.limits, alpha=self.options.alpha,
                 pass_k=self.options.pass_k, drop=self.options.drop,
+                any_containment=self.options.any_containment,
                 baseline_name=_label(
                     self.options.baseline, self.options.storage.folder, self.config.rootpath
                 ),

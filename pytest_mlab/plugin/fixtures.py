@@ -15,7 +15,6 @@ import pytest
 
 from pytest_mlab.core.baseline import Baseline, read_record
 from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialFault
-from pytest_mlab.core.machine import machine_id
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.core.tree import remove_tree
@@ -33,10 +32,10 @@ from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.python_bin import python_bin
 from pytest_mlab.sandbox.spec import SandboxAdditions
-from pytest_mlab.trial.baseline import measure_starter, measured_baseline, measured_path
-from pytest_mlab.trial.cpus import lease_cores
+from pytest_mlab.trial.baseline import measure_starters, measured_baseline, measured_path
+from pytest_mlab.trial.cpus import cpu_lock_dir, lease_cores
 from pytest_mlab.trial.fresh import SandboxMaker
-from pytest_mlab.trial.gpu import NoGPU, lease
+from pytest_mlab.trial.gpu import NoGPU, gpu_lock_dir, lease
 from pytest_mlab.trial.provision import sandbox_spec
 from pytest_mlab.trial.run import TrialParts, run_trial
 from pytest_mlab.trial.scoring import ScoringSandbox
@@ -118,9 +117,12 @@ def mlab_data(mlab_task: TaskSpec, mlab_settings: Settings) -> PreparedData:
 
 
 @pytest.fixture
-def mlab_gpu(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[str, ...]]:
-    """The GPUs this trial holds, exclusively across xdist workers, while it runs."""
-    lock_dir = mlab_settings.cache_dir / "gpu-locks" / machine_id()
+def mlab_gpu(
+    mlab_task: TaskSpec, mlab_settings: Settings, mlab_baseline: Baseline | None
+) -> Iterator[tuple[str, ...]]:
+    """The GPUs this trial holds, exclusively across xdist workers, while it runs; leased
+    after its baseline, whose measuring may wait for every lease."""
+    lock_dir = gpu_lock_dir(mlab_settings.cache_dir)
     try:
         with lease(mlab_settings.gpus, mlab_task.manifest.resources.gpus, lock_dir) as gpus:
             yield gpus
@@ -129,9 +131,12 @@ def mlab_gpu(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[str
 
 
 @pytest.fixture
-def mlab_cpus(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[int, ...]]:
-    """The cores this trial holds, exclusively across xdist workers, while it runs."""
-    lock_dir = mlab_settings.cache_dir / "cpu-locks" / machine_id()
+def mlab_cpus(
+    mlab_task: TaskSpec, mlab_settings: Settings, mlab_baseline: Baseline | None
+) -> Iterator[tuple[int, ...]]:
+    """The cores this trial holds, exclusively across xdist workers, while it runs; leased
+    after its baseline, whose measuring may wait for every lease."""
+    lock_dir = cpu_lock_dir(mlab_settings.cache_dir)
     with lease_cores(mlab_task.manifest.resources.cpus, lock_dir) as cpus:
         yield cpus
 
@@ -139,17 +144,21 @@ def mlab_cpus(mlab_task: TaskSpec, mlab_settings: Settings) -> Iterator[tuple[in
 @pytest.fixture
 def mlab_baseline(
     pytestconfig: pytest.Config, mlab_task: TaskSpec, mlab_settings: Settings,
-    mlab_data: PreparedData, mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...],
+    mlab_data: PreparedData,
 ) -> Baseline | None:
-    """The baseline to beat; None while a baseline is being recorded."""
+    """The baseline to beat; None while a baseline is being recorded. A measured one is
+    measured on leases of its own (trial/baseline.py), before the trial's are taken."""
     task, settings = mlab_task, mlab_settings
     if settings.record_baseline is not None:
         return None
     if task.manifest.baseline.kind != "recorded":
-        make = sandbox_maker(pytestconfig, task, mlab_gpu, mlab_cpus)
         path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)
-        return measured_baseline(task, path,
-                                 lambda seed: measure_starter(task, mlab_data, make, seed))
+        try:
+            return measured_baseline(task, path, lambda seeds: measure_starters(
+                task, mlab_data, seeds, settings.gpus, settings.cache_dir,
+                lambda gpus, cpus: sandbox_maker(pytestconfig, task, gpus, cpus)))
+        except NoGPU as exc:
+            pytest.skip(f"{task.name} {exc}")
     try:
         record = read_record(task)
     except TaskFormatError as exc:

@@ -14,11 +14,15 @@ import os
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
 from pytest_mlab.plugin.original import PROBLEM_FILE, is_original
+
+if TYPE_CHECKING:
+    from pytest_mlab.core.containment import Attestation
 
 _DEPTH = 4
 """Folders below a path that are searched: tasks/lite/house-price/task.toml from the
@@ -101,3 +105,14 @@ def pytest_report_header(
     if holds.tests or not holds.tasks:
         return headers
     return [h for h in headers if not (isinstance(h, str) and h.startswith(_BENCHMARK_HEADER))]
+
+
+def containment_lines(record: Attestation, cached: bool) -> list[str]:
+    """The attestation the session's trials run under; a weak one says so on a line of
+    its own."""
+    source = "from the cache" if cached else "probed now"
+    lines = [f"mlab: containment {record.summary()} ({source})"]
+    if not record.passed:
+        lines.append("mlab: WEAK SANDBOX: running only because of --mlab-allow-weak-sandbox; "
+                     "every result is marked weak")
+    return lines

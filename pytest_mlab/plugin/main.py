@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
-from pytest_mlab.plugin import forecast, hookspecs, original
+from pytest_mlab.plugin import attest, forecast, hookspecs, original
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
 from pytest_mlab.plugin.options import add_options
 from pytest_mlab.plugin.warnings import MlabWarning
@@ -43,6 +43,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     pluginmanager.add_hookspecs(hookspecs)
     pluginmanager.register(original, "mlab-original")  # its options join through this hook
     pluginmanager.register(forecast, "mlab-forecast")
+    pluginmanager.register(attest, "mlab-attest")
 
 
 def _resumed_run(report_dir: Path, wanted: str) -> str:

@@ -114,6 +114,12 @@ def _sandbox_options(option: _Group) -> None:
            ini="Seconds per script")
     option("--mlab-docker-image", "mlab_docker_image", "Image of the docker sandbox. "
            f"Default: {SKELETON_IMAGE}.", metavar="IMAGE", ini="Docker sandbox image")
+    option("--mlab-allow-weak-sandbox", "mlab_allow_weak_sandbox", "Run even where the "
+           "sandbox fails its attestation (the probe run in it at session start: its uid, "
+           "seccomp, capabilities, /proc/sys, cgroup, mounts, network, other processes' "
+           "memory); each result is then marked weak. Default: $MLAB_ALLOW_WEAK_SANDBOX, "
+           "else off: the session stops.", action="store_true", default=None,
+           ini="true: run on a sandbox that failed its attestation")
 
 
 def _llm_options(option: _Group) -> None:
@@ -226,6 +232,10 @@ def _report_options(option: _Group) -> None:
            "several. With a limit the gate decides the exit status: failed trials are "
            "measurements, only errors and a tripped gate fail.", action="append",
            type=parsers.parse_limit, metavar="EXPR")
+    option("--mlab-compare-any-containment", "mlab_compare_any_containment", "Compare "
+           "with a run whose containment (sandbox kind, isolation, the script's host uid, "
+           "seccomp, network) differs from this one's. Default: off: the gate refuses.",
+           action="store_true")
     option("--mlab-compare-alpha", "mlab_compare_alpha", "Significance level of the gate's "
            f"one-sided tests. Default: {DEFAULT_ALPHA}.", type=parsers.parse_alpha,
            metavar="P")

@@ -4,11 +4,12 @@ reaches the controller of -n; a trial that never reached its verdict gets one to
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_mlab.core.errors import InfrastructureError
+from pytest_mlab.core.plain_text import hanging, one_line, printable
 from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
 
 if TYPE_CHECKING:
@@ -52,6 +53,41 @@ def _unrun_result(
     return unrun_result(item.nodeid, spec, threshold, "error", message, error_class)
 
 
+def _plain_entry(entry: Any) -> None:
+    """A traceback entry whose lines start only where pytest starts them: an exception's
+    words hang under its first line (long and short styles mark each line ``E`` already)."""
+    if entry.style == "native":
+        # One chunk per frame (indented) or per exception's words (at the margin).
+        entry.lines = [printable(chunk) if chunk[:1].isspace() else hanging(chunk)
+                       for chunk in entry.lines]
+    elif entry.style == "value":
+        entry.lines = hanging("\n".join(entry.lines)).split("\n")
+    else:
+        entry.lines = [printable(line) for line in entry.lines]
+
+
+def one_line_report(report: pytest.TestReport) -> None:
+    """The report of a trial with no line of text from the agent, its model, a script or
+    a scorer at the start of a line of pytest's output or the JUnit XML: the one-line
+    message (the short summary's, the XML's) escapes its line breaks, and a longer text
+    (a scorer's traceback) hangs under its first line."""
+    longrepr: Any = report.longrepr
+    if isinstance(longrepr, str):
+        report.longrepr = hanging(longrepr)
+    elif isinstance(longrepr, tuple):  # a skip: (file, line, reason)
+        path, line, reason = longrepr
+        report.longrepr = (path, line, one_line(reason))
+    elif hasattr(longrepr, "reprtraceback"):  # pytest's own: an exception, or a chain
+        chain = getattr(longrepr, "chain", [(longrepr.reprtraceback, None, None)])
+        for traceback, crash, _ in chain:
+            for entry in traceback.reprentries:
+                _plain_entry(entry)
+            if crash is not None:
+                crash.message = one_line(crash.message)
+        if longrepr.reprcrash is not None:
+            longrepr.reprcrash.message = one_line(longrepr.reprcrash.message)
+
+
 class TrialRecords:
     """Puts each trial's record on its report, wherever the trial runs."""
 
@@ -78,4 +114,5 @@ class TrialRecords:
                 # The harness's own frames would only hide the cause; the message
                 # carries the task code's traceback where there is one.
                 report.longrepr = f"{excinfo.typename}: {excinfo.value}"
+        one_line_report(report)
         return report

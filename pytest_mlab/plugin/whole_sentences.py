@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.plugin.records import PROPERTY
 
 _SHOWN = (("failed", "f", "FAILED"), ("error", "E", "ERROR"))
@@ -39,8 +40,8 @@ def _shown_message(report: Any) -> str:
 def _sentence(report: Any) -> str | None:
     for name, value in getattr(report, "user_properties", ()):  # none on a CollectReport
         if name == PROPERTY:
-            message: str = json.loads(str(value))["message"]
-            return message
+            # One line whatever the record says: a line of its own could pass for pytest's.
+            return one_line(str(json.loads(str(value))["message"]))
     return None
 
 

@@ -8,6 +8,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.containment import describe_run, distinct
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report import format as fmt
 from pytest_mlab.report.columns import columns
@@ -50,7 +51,9 @@ def render(model: ReportModel) -> str:
             model.rows, thresholds_of(t.result for t in model.trials)))),
     }
     template = _environment().get_template("report.html.j2")
-    return template.render(model=model, charts=charts, columns=columns("html"))
+    recorded = [t.result.containment for t in model.trials]
+    return template.render(model=model, charts=charts, columns=columns("html"),
+                           containments=distinct(recorded), described=describe_run(recorded))
 
 
 def write_report(model: ReportModel, path: Path) -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_mlab.analysis.gate import GateReport
+from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report.columns import columns, table
 from pytest_mlab.report.rows import analogue_note, rows_of
@@ -13,7 +14,7 @@ from pytest_mlab.report.terminal import suite_lines
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return one_line(text).replace("|", "\\|")  # a line break would end the table
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -51,6 +52,8 @@ def comparison_table(report: GateReport) -> list[str]:
     for label, groups in (("Not run now", report.only_baseline), ("New", report.only_current)):
         if groups:
             lines += ["", f"{label}: " + ", ".join(f"`{g.label}`" for g in groups)]
+    if report.refused is not None and not report.gated:  # gated: it is the failure below
+        lines += ["", f"**{report.refused}**"]
     if report.gated:
         lines.append("")
         if report.tripped:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.analysis.summary import agent_summaries
+from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.core.text import aligned
 from pytest_mlab.report.columns import table
 from pytest_mlab.report.rows import Row, analogue_note
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 def summary_lines(rows: Sequence[Row]) -> list[str]:
     """One line per row of the report (rates over trials that ran; means per trial that ran)."""
     note = analogue_note(rows)
-    return aligned(table(list(rows), "terminal")) + ([note] if note else []) + suite_lines(rows)
+    cells = [[one_line(cell) for cell in line] for line in table(list(rows), "terminal")]
+    return aligned(cells) + ([note] if note else []) + suite_lines(rows)
 
 
 def suite_lines(rows: Sequence[Row]) -> list[str]:
@@ -52,6 +54,8 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
     for label, groups in (("not run now", report.only_baseline), ("new", report.only_current)):
         if groups:
             lines.append((f"{label}: {', '.join(g.label for g in groups)}", False))
+    if report.refused is not None and not report.gated:  # gated: it is the failure below
+        lines.append((report.refused, True))
     if report.gated:
         if report.tripped:
             lines += [(failure, True) for failure in report.failures]

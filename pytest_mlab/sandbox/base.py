@@ -16,6 +16,8 @@ class ExecResult:
     timed_out: bool
     stopped_by: str | None = None
     """The limit that ended the program, in words ("it used more than ..."), if one did."""
+    left_running: int = 0
+    """How many processes the program left running when it ended, all stopped then."""
 
 
 class SandboxProcess(Protocol):
@@ -52,6 +54,16 @@ class Sandbox(Protocol):
 
     def close(self) -> None:
         """Release what the sandbox holds (a container); called when the trial ends."""
+        ...
+
+
+class StoppableSandbox(Sandbox, Protocol):
+    """A sandbox that can stop every process of the trial before its submission is copied
+    (the built-in ones; optional for a plugin's own, as ``close`` is)."""
+
+    def stop_all(self) -> None:
+        """Stop every process the trial's scripts left, and check that none is; raise
+        SandboxError if one could not be (the files it writes would change the score)."""
         ...
 
 

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from pytest_mlab.sandbox.sandbox_user import INSIDE_UID
+
 # What programs commonly read from /etc; the rest (shadow, keys, configs) stays hidden.
 ETC_FILES = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts",
@@ -15,12 +17,23 @@ ETC_FILES = (
 )
 SANDBOX_WORKSPACE = "/workspace"
 """Where the workspace appears inside a sandbox: host paths are not shown."""
-SANDBOX_UID = 65534
+SANDBOX_UID = INSIDE_UID
 """Who a script is inside (``nobody``, whatever uid runs the harness, root included)."""
+_AS_NOBODY = ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
 # A user namespace of its own with a non-root uid and no capability: a script of a
 # harness run as root kept nearly all of them, and could unmount the hide list.
-DROP = ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-        "--cap-drop", "ALL"]
+DROP = ["--unshare-user", *_AS_NOBODY]
+_NAMESPACES = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+               "--unshare-cgroup-try"]
+
+
+def namespaces(userns: int | None) -> list[str]:
+    """bubblewrap's namespaces: all new, the user namespace made by bubblewrap (mapping
+    nobody to whoever runs it) or, with ``userns``, the one open at that descriptor
+    (``SandboxUser.user_namespace``)."""
+    if userns is None:
+        return ["--unshare-all", *DROP]
+    return ["--userns", str(userns), *_NAMESPACES, *_AS_NOBODY]
 
 
 def interpreter_roots() -> list[Path]:
@@ -37,16 +50,18 @@ def bwrap_argv(
     hidden: Sequence[Path] = (),
     tmp_bytes: int | None = None,
     mounts: Sequence[tuple[str, str]] = (),
+    userns: int | None = None,
 ) -> list[str]:
-    # --unshare-all includes the pid namespace: when the script's bwrap ends, the kernel
-    # kills every process left in it, daemons included.
+    # A pid namespace whose pid 1 is the launcher (--as-pid-1): when it ends, the kernel
+    # kills every process left in it, daemons included, and no process of the sandbox
+    # runs outside the launcher's confinement (bubblewrap's own reaper would).
     argv = [
-        "bwrap", "--die-with-parent", "--new-session", "--unshare-all", *DROP,
+        "bwrap", "--die-with-parent", "--new-session", *namespaces(userns), "--as-pid-1",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
         "--dev", "/dev", "--proc", "/proc",
-        *(["--size", str(tmp_bytes)] if tmp_bytes else []), "--tmpfs", "/tmp",
+        *(["--size", str(tmp_bytes)] if tmp_bytes else []), "--perms", "1777", "--tmpfs", "/tmp",
     ]
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]

@@ -92,6 +92,7 @@ def run_captured(
     preexec: Callable[[], None] | None = None,
     check: Callable[[], str | None] | None = None,
     kill: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ExecResult:
     """Run ``argv`` in a new session; kill its whole process group (and with ``kill``,
     whatever else it started) on timeout, when ``check`` names a broken limit, and after."""
@@ -100,7 +101,7 @@ def run_captured(
         proc = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=preexec,
+            preexec_fn=preexec, pass_fds=pass_fds,
         )
     except OSError as exc:
         raise SandboxError(f"could not start {argv[0]}: {exc}") from exc

@@ -60,6 +60,27 @@ def read_or_empty(path: Path | str) -> str:
         return ""
 
 
+def _v1_cpuset(name: str, cpus: tuple[int, ...]) -> Path | None:
+    """A v1 cpuset group beside this process's, held to ``cpus``, or None where none can
+    be made (a cpuset needs its memory nodes set before any process may join)."""
+    parent = CGROUP_ROOT / "cpuset" / _own_path("cpuset").lstrip("/")
+    group = parent / name
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    try:
+        mems = read_or_empty(parent / "cpuset.effective_mems").strip() or read_or_empty(
+            parent / "cpuset.mems").strip()
+        (group / "cpuset.mems").write_text(mems)
+        (group / "cpuset.cpus").write_text(",".join(map(str, cpus)))
+    except OSError:
+        with contextlib.suppress(OSError):
+            group.rmdir()
+        return None
+    return group
+
+
 @dataclass
 class TrialCgroup:
     """The groups (one in v2; memory and pids in v1) that hold a trial's processes."""
@@ -71,8 +92,9 @@ class TrialCgroup:
     @classmethod
     def create(cls, memory_bytes: int, processes: int,
                cpus: tuple[int, ...] = ()) -> TrialCgroup | None:
-        """A fresh group with both limits set, or None where none can be made here; in v2
-        with the cpuset controller delegated, also held to ``cpus``."""
+        """A fresh group with both limits set, or None where none can be made here; held
+        to ``cpus`` by a cpuset too where the controller can be written (v1, or v2 with
+        it delegated): an affinity alone a script can widen again."""
         name = f"pytest-mlab-{uuid.uuid4().hex[:12]}"
         parent = _v2_parent()
         if parent is not None:
@@ -80,8 +102,6 @@ class TrialCgroup:
                                                 ("memory.swap.max", 0),
                                                 ("pids.max", processes)])
             if made and cpus and (made[0] / "cpuset.cpus").exists():
-                # Best effort: the affinity each script starts with pins it as well, only
-                # a script could widen that again.
                 with contextlib.suppress(OSError):
                     (made[0] / "cpuset.cpus").write_text(",".join(map(str, cpus)))
             return cls(made, True, memory_bytes) if made else None
@@ -90,7 +110,11 @@ class TrialCgroup:
         made = cls._make((memory, pids), [("memory.limit_in_bytes", memory_bytes),
                                           ("memory.memsw.limit_in_bytes", memory_bytes),
                                           ("pids.max", processes)])
-        return cls(made, False, memory_bytes) if made else None
+        if not made:
+            return None
+        cpuset = _v1_cpuset(name, cpus) if cpus else None
+        # The pids group stays last: the processes are listed, and forks counted, there.
+        return cls((memory, cpuset, pids) if cpuset else made, False, memory_bytes)
 
     @staticmethod
     def _make(groups: tuple[Path, ...], settings: list[tuple[str, int]]) -> tuple[Path, ...]:

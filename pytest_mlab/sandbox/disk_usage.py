@@ -1,8 +1,9 @@
-"""What a workspace occupies on disk, however deep, long-named or linked its files are.
+"""What a workspace occupies on disk, and how many files it holds, however deep,
+long-named or linked its files are.
 
 The walk goes from directory descriptor to directory descriptor (``openat`` of one name
 at a time, never a path), without recursion, so neither a path past ``PATH_MAX`` nor
-thousands of nested folders stop it. Every inode is counted once by its allocated
+thousands of nested folders stop it. Every inode is counted once, with its allocated
 blocks (directories included; hard links once), links are never followed.
 """
 
@@ -37,6 +38,7 @@ class _Folder:
 @dataclass
 class _Tally:
     blocks: int = 0
+    inodes: int = 0
     linked: set[tuple[int, int]] = field(default_factory=set)
 
     def add(self, info: os.stat_result) -> None:
@@ -46,10 +48,24 @@ class _Tally:
                 return
             self.linked.add(key)
         self.blocks += info.st_blocks
+        self.inodes += 1
+
+
+@dataclass(frozen=True)
+class Usage:
+    bytes: int
+    """What the inodes occupy on disk."""
+    files: int
+    """How many inodes there are: files, folders and links of every kind, each once."""
 
 
 def disk_usage(root: Path) -> int:
-    """Bytes the inodes below ``root`` (and ``root`` itself) occupy on disk.
+    """Bytes the inodes below ``root`` (and ``root`` itself) occupy on disk."""
+    return usage(root).bytes
+
+
+def usage(root: Path) -> Usage:
+    """What the inodes below ``root`` (and ``root`` itself) occupy, and how many they are.
 
     Raises ``Unmeasurable`` where a folder or file cannot be read for want of permission.
     A folder moved while the walk runs may be missed by that walk (as by any walk), and
@@ -76,7 +92,7 @@ def disk_usage(root: Path) -> int:
     finally:
         for folder in path:
             _release(folder)
-    return tally.blocks * 512
+    return Usage(tally.blocks * 512, tally.inodes)
 
 
 def _refused(exc: OSError) -> Unmeasurable:

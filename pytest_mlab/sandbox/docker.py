@@ -1,10 +1,11 @@
 """Scripts in one Docker container per trial: no network, memory and pids limits.
 
-The container sleeps while the trial lasts; each script is an exec in it, bounded by
-``timeout`` and followed by a kill of every process it left. The container is removed
-when the trial ends, also on failure; what an interrupt leaves is removed by label. A
-container that goes while a script runs (removed, stopped from outside) is the harness's
-error: the script's kill is not the agent's doing.
+The container's first process is the launcher, which only reaps, as the trial's own
+unprivileged host user (``SandboxUser``); each script is an exec in it through the
+launcher, which kills it at its timeout, followed by a kill of every process it left.
+The container is removed when the trial ends, also on failure; what an interrupt leaves
+is removed by label. A container that goes while a script runs (removed, stopped from
+outside) is the harness's error: the script's kill is not the agent's doing.
 """
 
 from __future__ import annotations
@@ -18,22 +19,33 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox import privileges, python_bin
 from pytest_mlab.sandbox.base import ExecResult
-from pytest_mlab.sandbox.bwrap import ETC_FILES, SANDBOX_WORKSPACE, interpreter_roots
+from pytest_mlab.sandbox.bwrap import SANDBOX_WORKSPACE
 from pytest_mlab.sandbox.capture import Stream, wait_watching
-from pytest_mlab.sandbox.cgroups import event_count, read_or_empty
 from pytest_mlab.sandbox.docker_image import ensure_skeleton_image
+from pytest_mlab.sandbox.docker_processes import (
+    alive,
+    container_events,
+    container_processes,
+    exec_running,
+)
+from pytest_mlab.sandbox.docker_setup import (
+    engine_client,
+    host_mounts,
+    open_folders_above,
+    shown_folders,
+)
 from pytest_mlab.sandbox.environ import sandbox_environ
 from pytest_mlab.sandbox.harness_code import refuse_code_in
-from pytest_mlab.sandbox.privileges import launcher_argv
+from pytest_mlab.sandbox.privileges import KEEP, launcher_argv
 from pytest_mlab.sandbox.process import Check, LocalProcess
-from pytest_mlab.sandbox.resources import DiskQuota, broken_limit
+from pytest_mlab.sandbox.resources import DiskQuota, broken_limit, tmpfs_inodes
+from pytest_mlab.sandbox.sandbox_user import SandboxUser
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE, SandboxSpec
+from pytest_mlab.sandbox.tmp_files import TmpFiles
 
 LABEL = "pytest-mlab.run"
 SESSION_LABEL = "pytest-mlab.session"
@@ -41,41 +53,12 @@ SESSION = uuid.uuid4().hex
 """This process's containers: a Ray node runs several trials of one run side by side, each
 in a session of its own, and one session's end must not remove the others' containers."""
 CONTAINER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
-# The container's first process, which the kill after each script spares: a shell that
-# waits on a sleep in a loop reaps the orphans of killed scripts too, which would stay
-# zombies under a bare sleep and hold the trial's process slots.
-KEEPER = ["/bin/sh", "-c", "while :; do sleep 1; done"]
 # Beyond the script's own timeout, how long to wait for the exec to report back.
 _GRACE_SECONDS = 30.0
+_POLL_SECONDS = 0.25  # how often the engine is asked whether a script still runs
 _SETTLE_SECONDS = 3.0  # a removed container's processes die before the engine says so
 _KILL_SECONDS = 10.0
 """How long the leftovers of a script may take to go."""
-
-
-def _client() -> Any:
-    try:
-        import docker
-    except ImportError:
-        raise SandboxError("the docker sandbox needs the docker SDK: pip install docker") from None
-    try:
-        client = docker.from_env()
-        client.ping()
-    except Exception as exc:
-        raise SandboxError(f"no Docker engine answers (DOCKER_HOST or the socket): {exc}") from None
-    return client
-
-
-def _host_mounts() -> dict[str, dict[str, str]]:
-    """What the skeleton image borrows from the host, read-only."""
-    mounts = {"/usr": {"bind": "/usr", "mode": "ro"}}
-    for root in interpreter_roots():
-        if not root.is_relative_to("/usr"):
-            mounts[str(root)] = {"bind": str(root), "mode": "ro"}
-    for name in ETC_FILES:
-        path = Path("/etc") / name
-        if path.exists():
-            mounts[str(path)] = {"bind": str(path), "mode": "ro"}
-    return mounts
 
 
 class DockerSandbox:
@@ -84,7 +67,7 @@ class DockerSandbox:
     def __init__(self, spec: SandboxSpec) -> None:
         import docker.types
 
-        self.client = _client()
+        self.client = engine_client()
         limits, workspace, image = spec.resources, spec.workspace, spec.image
         refuse_code_in(workspace)
         skeleton = image == SKELETON_IMAGE
@@ -93,29 +76,22 @@ class DockerSandbox:
         self.environment = sandbox_environ(os.environ | CONTAINER_ENV, spec.environment,
                                            home="/tmp", python_bin=shown)
         self.limits = limits
+        self.workspace = workspace
+        self.user = SandboxUser.for_harness()
         self._interrupted: str | None = None
-        self.quota = DiskQuota(workspace, limits.disk_bytes)
-        volumes = {str(workspace.resolve()): {"bind": SANDBOX_WORKSPACE, "mode": "rw"}}
-        for rel in spec.protected:
-            if (workspace / rel).exists():
-                volumes[str((workspace / rel).resolve())] = {
-                    "bind": f"{SANDBOX_WORKSPACE}/{rel}", "mode": "ro"
-                }
-        volumes |= {host: {"bind": inside, "mode": "ro"} for host, inside in spec.mounts}
-        volumes[privileges.FILE] = {"bind": privileges.INSIDE, "mode": "ro"}
+        self.quota = DiskQuota(workspace, limits.disk_bytes, limits.files, TmpFiles(workspace))
+        volumes = shown_folders(spec)
         self.python = "python3"
         if skeleton:
             ensure_skeleton_image(self.client)
-            volumes |= _host_mounts()
+            volumes |= host_mounts()
             self.python = sys.executable
-            if spec.python_bin is not None:
-                volumes[str(spec.python_bin)] = {"bind": python_bin.INSIDE, "mode": "ro"}
         else:
             # The image's own PATH finds its Python (a virtual environment, say).
             del self.environment["PATH"]
         # Installed data the answers could be read from: folders covered by empty ones,
         # files by /dev/null.
-        tmpfs = {"/tmp": f"size={limits.memory_bytes}"}
+        tmpfs = {"/tmp": f"size={limits.memory_bytes},nr_inodes={tmpfs_inodes(limits)}"}
         tmpfs |= {str(path): "ro" for path in spec.hidden if path.is_dir()}
         blanks = [
             docker.types.Mount(str(path), "/dev/null", type="bind", read_only=True)
@@ -123,9 +99,15 @@ class DockerSandbox:
         ]
         gpus = list(spec.gpus)
         requests = [docker.types.DeviceRequest(device_ids=gpus, capabilities=[["gpu"]])]
+        # The container's first process, which the kill after each script spares: the
+        # launcher reaping the orphans of killed scripts, which would stay zombies and hold
+        # the trial's process slots, confined and not dumpable like every other process.
+        keeper = launcher_argv(self.python, [KEEP], privileges.INSIDE)
+        self.user.hand_over(workspace)
         try:
             self.container = self.client.containers.run(
-                image, KEEPER, detach=True, network_mode="none",
+                image, keeper, detach=True, network_mode="none",
+                user=f"{self.user.uid}:{self.user.gid}",
                 mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
                 pids_limit=limits.processes, volumes=volumes, working_dir=SANDBOX_WORKSPACE,
                 environment=self.environment, read_only=True,
@@ -140,14 +122,15 @@ class DockerSandbox:
             )
         except Exception as exc:
             raise SandboxError(f"could not start a container from {image}: {exc}") from None
+        open_folders_above(self.container, (inside for _, inside in spec.mounts))
 
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        argv = self._inside(argv)
         seconds = max(1, int(timeout))
-        command = ["timeout", "--signal=KILL", str(seconds), *argv]
+        command = self._inside(argv, timeout=seconds)
+        self.user.hand_over(self.workspace)
         started = time.monotonic()
         api = self.client.api
-        before = self._events()
+        before = container_events(self.container.id)
         try:
             exec_id = api.exec_create(
                 self.container.id, command, workdir=SANDBOX_WORKSPACE,
@@ -170,11 +153,19 @@ class DockerSandbox:
         reader.start()
 
         def done(wait: float) -> bool:
-            reader.join(wait)
-            return not reader.is_alive()
+            # The program's end, not its output's: a process it left running may hold the
+            # pipes open, and must be stopped then, not waited for.
+            end = time.monotonic() + wait
+            while True:
+                reader.join(min(_POLL_SECONDS, max(0.0, end - time.monotonic())))
+                if not reader.is_alive() or not exec_running(api, exec_id):
+                    return True
+                if time.monotonic() >= end:
+                    return False
 
         broken = self._limits_since(before)
         _, stopped_by = wait_watching(done, seconds + _GRACE_SECONDS, broken)
+        left = self._left_running()
         self._kill_leftovers()
         reader.join(5)
         elapsed = time.monotonic() - started
@@ -190,12 +181,13 @@ class DockerSandbox:
         return ExecResult(
             stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
             seconds=elapsed, timed_out=returncode in (137, -9) and elapsed >= seconds,
-            stopped_by=stopped_by,
+            stopped_by=stopped_by, left_running=left,
         )
 
     def start(self, argv: Sequence[str]) -> LocalProcess:
         """The docker client relays the pipes; killing it and every process in the
         container ends the program."""
+        self.user.hand_over(self.workspace)
         command = ["docker", "exec", "-i", "-w", SANDBOX_WORKSPACE]
         for name, value in self.environment.items():
             command += ["-e", f"{name}={value}"]
@@ -206,7 +198,8 @@ class DockerSandbox:
             )
         except OSError as exc:
             raise SandboxError(f"could not start the docker client: {exc}") from None
-        return LocalProcess(proc, self._kill_leftovers, self._limits_since(self._events()))
+        before = container_events(self.container.id)
+        return LocalProcess(proc, self._kill_leftovers, self._limits_since(before))
 
     def _still_running(self, program: str, settle: float = 0.0) -> None:
         """Raise if the container went while ``program`` ran: what killed it was not the
@@ -234,27 +227,16 @@ class DockerSandbox:
         def broken() -> str | None:
             if self._interrupted is not None:
                 return self._interrupted
-            return broken_limit(self.limits, before, self._events()) or self.quota()
+            after = container_events(self.container.id)
+            return broken_limit(self.limits, before, after) or self.quota()
 
         return broken
 
-    def _inside(self, argv: Sequence[str]) -> list[str]:
+    def _inside(self, argv: Sequence[str], timeout: int | None = None) -> list[str]:
         # The launcher adds to the container's own confinement what Docker's default
         # seccomp profile allows: ptrace of another process of the container.
         mapped = [self.python if arg == sys.executable else arg for arg in argv]
-        return launcher_argv(self.python, mapped, privileges.INSIDE)
-
-    def _events(self) -> tuple[int, int]:
-        """The container cgroup's memory kills and refused forks, where readable (v1, or
-        v2 under systemd or cgroupfs)."""
-        cid = self.container.id
-        v2 = (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", f"/sys/fs/cgroup/docker/{cid}")
-        memory = (f"/sys/fs/cgroup/memory/docker/{cid}/memory.oom_control",
-                  *(f"{group}/memory.events" for group in v2))
-        pids = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.events",
-                *(f"{group}/pids.events" for group in v2))
-        return (max(event_count(read_or_empty(path), "oom_kill") for path in memory),
-                max(event_count(read_or_empty(path), "max") for path in pids))
+        return launcher_argv(self.python, mapped, privileges.INSIDE, timeout)
 
     def interrupt(self, reason: str) -> None:
         """Stop the running script, and any later one within a second (another thread
@@ -263,25 +245,28 @@ class DockerSandbox:
         self._kill_leftovers()
 
     def _kill_leftovers(self) -> None:
-        """Every process but the keeper (the container's first process) goes. After a
-        flood the kill itself may find no free process slot, so it is tried again until
-        only the keeper is left (with the sleep it may be running)."""
+        """Every process but the keeper (the container's first process, which ``kill -1``
+        spares) goes. After a flood the kill itself may find no free process slot, so it
+        is tried again until only the keeper is left."""
         deadline = time.monotonic() + _KILL_SECONDS
         while True:
             with contextlib.suppress(Exception):
-                self.container.exec_run(["kill", "-9", "-1"])
-            if self._processes() <= 2 or time.monotonic() > deadline:
+                self.container.exec_run(self._inside(["kill", "-9", "-1"]))
+            if len(container_processes(self.container.id)) <= 1 or time.monotonic() > deadline:
                 return
             time.sleep(0.1)
 
-    def _processes(self) -> int:
-        """How many processes the container holds now; 0 where its cgroup is unreadable."""
-        cid = self.container.id
-        paths = (f"/sys/fs/cgroup/pids/docker/{cid}/pids.current",
-                 f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/pids.current",
-                 f"/sys/fs/cgroup/docker/{cid}/pids.current")
-        counts = [read_or_empty(path).strip() for path in paths]
-        return max((int(c) for c in counts if c.isdigit()), default=0)
+    def stop_all(self) -> None:
+        """Stop every process of the trial but the keeper, and check that none is left."""
+        self._kill_leftovers()
+        if len(left := container_processes(self.container.id)) > 1:
+            raise SandboxError(f"{len(left) - 1} processes of the trial's container "
+                               f"{self.container.short_id} could not be stopped")
+
+    def _left_running(self) -> int:
+        """How many processes besides the keeper a script left running in the container."""
+        running = [pid for pid in container_processes(self.container.id) if alive(pid)]
+        return max(0, len(running) - 1)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -293,7 +278,7 @@ def remove_containers(run_id: str, own_only: bool = False) -> None:
     ``own_only`` those this process made (a node's session, whose siblings may still run)."""
     labels = [f"{LABEL}={run_id}"] + ([f"{SESSION_LABEL}={SESSION}"] if own_only else [])
     with contextlib.suppress(Exception):
-        client = _client()
+        client = engine_client()
         for container in client.containers.list(all=True, filters={"label": labels}):
             container.remove(force=True)
 

@@ -8,6 +8,7 @@ the workspace. What each level hides is in ``isolation.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -26,7 +27,9 @@ from pytest_mlab.sandbox.isolation import NETNS, Isolation, isolation_in_force
 from pytest_mlab.sandbox.privileges import launcher_argv
 from pytest_mlab.sandbox.process import LocalProcess
 from pytest_mlab.sandbox.resources import DiskQuota, broken_limit, preexec
+from pytest_mlab.sandbox.sandbox_user import SandboxUser
 from pytest_mlab.sandbox.spec import SandboxSpec
+from pytest_mlab.sandbox.tmp_files import TmpFiles
 
 # The launcher needs only the standard library: the interpreter itself, not a virtual
 # environment's link to it (which a sandbox may not show under the same path).
@@ -42,6 +45,8 @@ class LocalSandbox:
         self.hidden = spec.hidden
         """Installed data the answers could be read from; only bubblewrap can hide it."""
         self.isolation: Isolation = isolation_in_force(spec.isolation)
+        # What runs the scripts, whatever label a subclass gives ``isolation`` later.
+        self._level = self.isolation
         self.protected = spec.protected
         self.mounts = spec.mounts
         self.limits = spec.resources
@@ -52,26 +57,37 @@ class LocalSandbox:
         self.environ = sandbox_environ(os.environ, spec.environment, home=home,
                                        python_bin=shown if spec.python_bin else None)
         self.cpus = spec.cpus
+        # Only bubblewrap runs a script as a user of the harness's choosing; the weaker
+        # levels run it as the harness's own uid (and say so in the attestation).
+        self.user = (SandboxUser.for_harness() if self.isolation == "bwrap"
+                     else SandboxUser(os.getuid(), os.getgid(), own=False))
         self.cgroup = TrialCgroup.create(self.limits.memory_bytes, self.limits.processes,
                                          self.cpus)
-        # A sandbox nobody closed still gives its cgroup back when it is collected.
-        self._release = weakref.finalize(self, self.cgroup.close) if self.cgroup else None
-        self.quota = DiskQuota(self.workspace, self.limits.disk_bytes)
+        self._userns = self.user.user_namespace() if self.user.own else None
+        # A sandbox nobody closed still gives its cgroup and namespace back when it is
+        # collected.
+        self._release = weakref.finalize(self, _release, self.cgroup, self._userns)
+        # Only bubblewrap gives scripts a /tmp of their own; the weaker levels share the host's.
+        tmp = (TmpFiles(self.workspace, self.cgroup.pids if self.cgroup else None)
+               if self.isolation == "bwrap" else None)
+        self.quota = DiskQuota(self.workspace, self.limits.disk_bytes, self.limits.files, tmp)
         self._events = self.cgroup.events() if self.cgroup else (0, 0)
         self._interrupted: str | None = None
 
-    def _wrap(self, argv: Sequence[str]) -> list[str]:
+    def _wrap(self, argv: Sequence[str], report: int | None = None) -> list[str]:
         # Every level ends in the launcher: no capabilities, no new privileges, and a
         # seccomp filter, whoever runs the harness.
-        if self.isolation == "bwrap":
+        if self._level == "bwrap":
             mounts = (*self.mounts, (privileges.FILE, privileges.INSIDE))
             if self.python_bin is not None:
                 mounts += ((str(self.python_bin), python_bin.INSIDE),)
             prefix = bwrap_argv(self.workspace, self.protected, self.environ, self.hidden,
-                                tmp_bytes=self.limits.memory_bytes, mounts=mounts)
-            return prefix + launcher_argv(LAUNCHER_PYTHON, list(argv), privileges.INSIDE)
+                                tmp_bytes=self.limits.memory_bytes, mounts=mounts,
+                                userns=self._userns)
+            return prefix + launcher_argv(LAUNCHER_PYTHON, list(argv), privileges.INSIDE,
+                                          report=report)
         confined = launcher_argv(LAUNCHER_PYTHON, list(argv))
-        if self.isolation == "netns":
+        if self._level == "netns":
             return [*NETNS, "--", *confined]
         return confined
 
@@ -95,31 +111,71 @@ class LocalSandbox:
         self._interrupted = reason
         self._kill_rest()
 
+    def _fds(self) -> tuple[int, ...]:
+        return () if self._userns is None else (self._userns,)
+
     def run(self, argv: Sequence[str], timeout: float) -> ExecResult:
-        result = run_captured(
-            self._wrap(argv), cwd=self.workspace, env=self.environ, timeout=timeout,
-            preexec=preexec(self.limits, self.cgroup, self.cpus), check=self._broken_limit,
-            kill=self._kill_rest,
-        )
+        self.user.hand_over(self.workspace)
+        # Where the launcher, as pid 1, says how many processes the script left running.
+        report, report_end = os.pipe()
+        try:
+            result = run_captured(
+                self._wrap(argv, report_end), cwd=self.workspace, env=self.environ,
+                timeout=timeout, preexec=preexec(self.limits, self.cgroup, self.cpus),
+                check=self._broken_limit, kill=self._kill_rest,
+                pass_fds=(*self._fds(), report_end),
+            )
+        finally:
+            os.close(report_end)
+            left = _read_count(report)
         # The memory limit may have struck in the last moments, after the last check.
         late = None if result.stopped_by else self._broken_limit()
-        if late is not None:
-            return ExecResult(result.stdout, result.stderr, result.returncode,
-                              result.seconds, result.timed_out, late)
-        return result
+        return dataclasses.replace(result, stopped_by=result.stopped_by or late,
+                                   left_running=left)
 
     def start(self, argv: Sequence[str]) -> LocalProcess:
+        self.user.hand_over(self.workspace)
         try:
             proc = subprocess.Popen(
                 self._wrap(argv), cwd=self.workspace, env=self.environ,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, preexec_fn=preexec(self.limits, self.cgroup, self.cpus),
+                pass_fds=self._fds(),
             )
         except OSError as exc:
             raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
         return LocalProcess(proc, self._kill_rest, self._broken_limit)
 
+    def stop_all(self) -> None:
+        """Stop every process of the trial and check that none is left. Under bubblewrap
+        each script's processes end with it (its pid 1, the launcher); the cgroup catches
+        what the other isolations leave."""
+        if self.cgroup is None:
+            return
+        self.cgroup.kill_all()
+        if left := self.cgroup.pids():
+            raise SandboxError(f"{len(left)} processes of the trial could not be stopped "
+                               f"(pids {', '.join(map(str, left[:5]))})")
+
     def close(self) -> None:
         """Kill whatever is left and release the trial's cgroup."""
-        if self._release is not None:
-            self._release()
+        self._release()
+
+
+def _read_count(fd: int) -> int:
+    """The count a launcher wrote to the pipe ``fd`` (0 if none), closing it."""
+    os.set_blocking(fd, False)
+    try:
+        text = os.read(fd, 32)
+    except BlockingIOError:
+        text = b""
+    finally:
+        os.close(fd)
+    return int(text) if text.isdigit() else 0
+
+
+def _release(cgroup: TrialCgroup | None, userns: int | None) -> None:
+    if cgroup is not None:
+        cgroup.close()
+    if userns is not None:
+        os.close(userns)

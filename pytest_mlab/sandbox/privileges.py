@@ -1,5 +1,6 @@
 """Run a program with no capabilities, no way to gain any, and no way to reach beyond
-its own processes: ``python -I -S privileges.py PROGRAM [ARG...]``.
+its own processes: ``python -I -S privileges.py PROGRAM [ARG...]``, or with ``--keep``
+and no program, a container's first process that only reaps.
 
 Under bubblewrap started by root, a script kept nearly every capability: it could
 unmount the hide list or remount read-only binds writable. Dropping capabilities closes
@@ -17,21 +18,30 @@ the program:
   the C library falls back to ``clone``), the mount calls, ``chroot``, key rings, BPF,
   perf events, userfaultfd and module loading.
 
+Then it stays as the program's parent, confined like it and not dumpable, and reaps
+every process that ends beneath it: a sandbox's pid 1 is this launcher (bubblewrap's
+``--as-pid-1``, the docker keeper), so no process of a sandbox runs outside the filter,
+and none can open pid 1's memory (a dumpable pid 1 of the script's own uid was written
+into, and as pid 1 it outlived every kill from inside). Not being dumpable does not
+survive ``execve``, so the parent cannot exec the program itself and stay protected.
+
 It imports only the standard library and nothing of the workspace (``-I -S``): a sandbox
 shows the interpreter, and this file at ``INSIDE``, not the package.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
+import signal
 import struct
 import sys
 from pathlib import Path
 
 EPERM, ENOSYS = 1, 38
-PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 24, 38, 22
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
 CAP_LAST_CAP = 63  # PR_CAPBSET_DROP says EINVAL past the kernel's last: harmless
@@ -122,6 +132,7 @@ def drop_privileges(machine: str) -> None:
         struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(code)), 16)
     _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0),
            "seccomp")
+    _check(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "dumpable")
 
 
 FILE = str(Path(__file__).resolve())
@@ -129,24 +140,116 @@ INSIDE = "/run/pytest-mlab/privileges.py"
 """Where a sandbox that hides the host's files shows this one (read-only)."""
 
 
-def launcher_argv(python: str, argv: list[str], launcher: str = FILE) -> list[str]:
+def launcher_argv(python: str, argv: list[str], launcher: str = FILE,
+                  timeout: int | None = None, report: int | None = None) -> list[str]:
     """``argv`` run through this launcher, found at ``launcher``, by ``python`` (both as
-    the program will see them)."""
-    return [python, "-I", "-S", launcher, *argv]
+    the program will see them), killed after ``timeout`` seconds if given."""
+    flags = [] if timeout is None else [f"{TIMEOUT}{timeout}"]
+    flags += [] if report is None else [f"{REPORT}{report}"]
+    return [python, "-I", "-S", launcher, *flags, *argv]
+
+
+def _flag(argv: list[str], name: str) -> int | None:
+    """The value of the leading flag ``name`` (taken off ``argv``), if there."""
+    if argv and argv[0].startswith(name) and argv[0][len(name):].isdigit():
+        return int(argv.pop(0)[len(name):])
+    return None
+
+
+KEEP = "--keep"
+"""The launcher's flag for a first process that runs no program: it only reaps."""
+REPORT = "--report="
+"""The launcher's flag (``--report=FD``) naming a descriptor, kept from the program, on
+which a pid 1 launcher writes how many processes the program left running."""
+TIMEOUT = "--timeout="
+"""The launcher's flag (``--timeout=SECONDS``) to kill the program after that long, as
+``timeout --signal=KILL`` would; ``timeout`` itself would be a dumpable process of the
+script's uid, whose memory the script could write."""
+
+
+def _exit_like(status: int) -> None:
+    """End as the program ended: its exit code, or its signal (128 + the signal where the
+    kernel spares this process, as it spares a namespace's pid 1)."""
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 0:
+        os._exit(code)
+    if -code not in (signal.SIGKILL, signal.SIGSTOP):
+        signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+    os._exit(128 - code)
+
+
+def _others() -> int:
+    """How many live processes this pid namespace holds besides this one."""
+    count = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                state = stat.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        count += state not in (b"Z", b"X")
+    return count
+
+
+def _reap_until(program: int | None, report: int | None = None) -> None:
+    """Reap every child and orphan; return when ``program`` ends (never without one).
+    As a namespace's pid 1, whose end takes every other process of it along, first write
+    to ``report`` how many were still running."""
+    # Blocked, the signal of an orphan's end waits for sigtimedwait instead of being lost
+    # between a wait that found no child and the sleep after it: a zombie holds a slot.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    while True:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid == program:
+                if report is not None and os.getpid() == 1 and (count := _others()):
+                    with contextlib.suppress(OSError):
+                        os.write(report, str(count).encode())
+                _exit_like(status)
+        signal.sigtimedwait({signal.SIGCHLD}, 1.0)
 
 
 def main(argv: list[str]) -> None:
     if not argv:
-        sys.exit("usage: python -I -S privileges.py PROGRAM [ARG...]")
+        sys.exit(f"usage: python -I -S privileges.py [{TIMEOUT}SECONDS] [{REPORT}FD] "
+                 f"PROGRAM [ARG...] | {KEEP}")
     machine = platform.machine()
     if machine not in SYSCALLS:
         sys.exit(f"pytest-mlab: no seccomp filter for {machine}; refusing to run unconfined")
     drop_privileges(machine)
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as exc:
-        sys.stderr.write(f"{argv[0]}: {exc.strerror}\n")
-        sys.exit(127)
+    if argv == [KEEP]:
+        _reap_until(None)
+    seconds, report = _flag(argv, TIMEOUT), _flag(argv, REPORT)
+    if report is not None:
+        os.set_inheritable(report, False)
+    if not argv:
+        sys.exit("pytest-mlab: the launcher was given no program")
+    program = os.fork()
+    if program == 0:
+        # The program gets its three streams and nothing else the harness passed on (the
+        # user namespace bubblewrap entered, the report pipe).
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            sys.stderr.write(f"{argv[0]}: {exc.strerror}\n")
+        os._exit(127)
+    # Hold none of the program's pipes, so that they close when the program ends.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if seconds:
+        signal.signal(signal.SIGALRM, lambda *_: os.kill(program, signal.SIGKILL))
+        signal.alarm(seconds)
+    _reap_until(program, report)
 
 
 if __name__ == "__main__":

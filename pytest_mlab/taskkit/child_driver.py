@@ -10,9 +10,12 @@ from __future__ import annotations
 # PYTHON* variables or the user's site on its path), and the workspace joins the path
 # only after setup (where a task installs its guard), and last, so that no module of
 # the workspace stands in for a standard or installed one, nor runs before the guard.
+# Between setup and train.py the child waits for the scorer, which takes then what the
+# setup left (see child_watch). argv: the watch's token, the function, the environment,
+# the adapter's arguments.
 DRIVER_HEAD = r"""
 import json, os, sys
-os.environ.update(json.loads(sys.argv[2]))
+os.environ.update(json.loads(sys.argv[3]))
 proto = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
@@ -34,12 +37,15 @@ def after_call(context):
 """
 
 DRIVER_LOOP = r"""
-workspace, function_name = os.getcwd(), sys.argv[1]
+workspace, function_name = os.getcwd(), sys.argv[2]
 try:
     import numpy as np
-    context = setup(workspace, *sys.argv[3:])
+    context = setup(workspace, *sys.argv[4:])
 except BaseException as exc:
     say("error " + SETUP_FAILURE + " (" + brief(exc) + ")")
+    sys.exit(1)
+say("set up")
+if sys.stdin.readline().strip() != "go":
     sys.exit(1)
 if "train" not in sys.modules:
     sys.path.append(workspace)

@@ -2,19 +2,22 @@
 
 Once train.py is imported it owns the child: it can rebind anything in the driver,
 including a check the driver would run after a call. So the rules live where it cannot
-reach them: an audit hook (which Python offers no way to remove) and a thread started with
-``_thread`` (listed nowhere), both holding their state in closures that no name leads to;
-the ways to reach such objects anyway (``gc``, other threads' frames, tracing) are refused.
-A broken rule ends the child at once with ``error <sentence>`` on the protocol stream.
+reach them: an audit hook (which Python offers no way to remove), holding its state in
+closures that no name leads to; the ways to reach such objects anyway (``gc``, other
+threads' frames, tracing) are refused. A broken rule ends the child at once with
+``error <sentence>`` on the protocol stream.
 
 - Imports: a module outside ``allowed`` (None: any) or inside ``denied`` is refused by
   name, whether imported or loaded from a file (both raise the audit event). When the call's
   output is written, every compiled library mapped since (``/proc/self/maps``) must come
   from ``library_dirs`` (None: anywhere) or be one of Python's own not denied.
 - Threads: the process may not run more OS threads than it had when the guard was
-  installed, nor have a child process where /proc lists them (both sampled every few
-  milliseconds while it runs, and again when an output is written), nor start, fork or
-  exec another process, nor use ``ctypes``.
+  installed, nor have a child process where /proc lists them (checked when an output is
+  written), nor start, fork or exec another process, nor use ``ctypes``. While a call
+  runs, the scorer watches threads and processes from outside (``child_watch``, with
+  ``ChildProgram.one_thread``): a sampling thread of the guard's own once did, until
+  train.py rebound ``time.sleep``, which it called, and stopped it; such a thread could
+  as well be taken over to compute, unseen.
 
 ``source()`` is this module's text for the child's program; ``install`` runs there in the
 adapter's ``setup``, after what the task itself loads and before train.py is imported or
@@ -68,7 +71,7 @@ def source() -> str:
 
 def install(
     proto_fd: int, allowed: Iterable[str] | None, denied: Iterable[str],
-    library_dirs: Iterable[str] | None = None, period: float = 0.003,
+    library_dirs: Iterable[str] | None = None,
 ) -> None:
     """Install the rules for the rest of the child's life (see the module docstring).
 
@@ -77,7 +80,6 @@ def install(
     workspace's own modules are allowed too); ``library_dirs`` are the folders compiled
     code may come from besides what is already loaded.
     """
-    import _thread
     import os
     import threading
     import time
@@ -99,8 +101,9 @@ def install(
     # False), as model loading does): counted into the limit, each would make room for a
     # thread of train.py's once it ended. One that does not end in time stays counted.
     _join_others(threading.enumerate, threading.current_thread(), time.monotonic,
-                 SETTLE_SECONDS)
-    limit = threads() + 1  # the sampler below
+                 SETTLE_SECONDS, lambda tid: os.path.exists(f"/proc/self/task/{tid}"),
+                 lambda: time.sleep(0.001))
+    limit = threads()
     libraries = _library_rule(library_dirs, denied_names, os.path.realpath, read)
     any_child = _children(os.listdir, read)
     checkpoint = _checkpoint(threads, limit, libraries, any_child, read)
@@ -108,16 +111,6 @@ def install(
     # passes the finders first, and a refusal there names the package, not a submodule.
     sys.meta_path.insert(0, _Finder(name_rule, refuse))
     sys.addaudithook(_hook(refuse, name_rule, checkpoint))
-
-    def sample() -> None:
-        while True:
-            time.sleep(period)
-            if (count := threads()) > limit:
-                refuse(f"train.py ran {count - limit + 1} threads; it must use one")
-            if any_child():
-                refuse("train.py started another process, which this task does not allow")
-
-    _thread.start_new_thread(sample, ())
 
 
 class _Finder:
@@ -173,15 +166,21 @@ def _reader(
 
 def _join_others(
     enumerate_threads: Callable[[], list[Any]], current: object,
-    monotonic: Callable[[], float], seconds: float,
+    monotonic: Callable[[], float], seconds: float, listed: Callable[[int], bool],
+    pause: Callable[[], None],
 ) -> None:
-    """Wait, ``seconds`` at most in all, for every Python thread but ``current`` to end."""
+    """Wait, ``seconds`` at most in all, for every Python thread but ``current`` to end and
+    for its OS thread to be ``listed`` no more (a join returns while that is still ending,
+    and /proc counted it in one run in two on a loaded machine)."""
     deadline = monotonic() + seconds
     for thread in enumerate_threads():
         # A thread started outside Python (threading's dummy) cannot be joined: it stays
         # counted.
         if thread is not current and type(thread).__name__ != "_DummyThread":
             thread.join(max(0.0, deadline - monotonic()))
+            while (not thread.is_alive() and listed(thread.native_id)
+                   and monotonic() < deadline):
+                pause()
 
 
 def _thread_counter(read: Callable[[str], bytes]) -> Callable[[], int]:

@@ -10,12 +10,13 @@ broken limit of the trial) ends in ``InvalidSubmission`` with one sentence.
 
 The child runs a fixed driver around a task's *adapter*: Python source that may define
 ``SETUP_FAILURE`` and ``setup(workspace, *args)`` (run before train.py is imported; its
-result is the ``context``), must define ``call(fn, inputs, context)`` (calls the
+result is the ``context``; the child then says "set up" and waits for the scorer's "go"
+before it imports train.py), must define ``call(fn, inputs, context)`` (calls the
 workspace's function on the arrays of one input file and returns its result), and may
 define ``after_call(context)`` (returns a sentence if the call broke a rule, else None).
 The adapter's functions may use the driver's ``os``, ``sys`` and ``np`` (numpy).
 The child's working directory is the submission's folder; paths in the protocol are
-relative to it.
+relative to it. A program with ``one_thread`` is watched from outside (``child_watch``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import secrets
 import sys
 import threading
 import time
@@ -36,6 +38,7 @@ import numpy.typing as npt
 
 from pytest_mlab.core.errors import InvalidSubmission
 from pytest_mlab.taskkit.child_driver import DRIVER_HEAD, DRIVER_LOOP
+from pytest_mlab.taskkit.child_watch import ChildWatch, find_child
 from pytest_mlab.taskkit.scratch import Scratch
 
 SCRATCH = ".mlab-scoring"
@@ -68,6 +71,9 @@ class ChildProgram:
     """What the child is doing between calls, as in "The scoring process exited while ..."."""
     max_output_bytes: int = 64 << 20
     """The largest output file of one call that the scorer reads."""
+    one_thread: bool = False
+    """Whether the scorer holds the child, from outside, to the threads its setup left and
+    no other process, during every call (``child_watch``)."""
 
 
 class ChildProcess(Protocol):
@@ -98,9 +104,13 @@ class TimedChild:
         self.scratch = scratch
         """The scratch folder the scorer made; the child sees it as ``SCRATCH``."""
         self.deadline = deadline
+        self.watch: ChildWatch | None = None
         driver = DRIVER_HEAD + program.adapter + DRIVER_LOOP
-        self.proc = runner.start([sys.executable, "-I", "-B", "-c", driver, program.function,
-                                  json.dumps(dict(program.env)), *program.args])
+        # Marks the child's command line, for the watch to find it by.
+        self.token = f"mlab-child-{secrets.token_hex(8)}"
+        self.proc = runner.start([sys.executable, "-I", "-B", "-c", driver, self.token,
+                                  program.function, json.dumps(dict(program.env)),
+                                  *program.args])
         self._lines: queue.Queue[str | None] = queue.Queue(_QUEUED_LINES)
         self._too_long = False
         self._stderr = bytearray()
@@ -125,9 +135,18 @@ class TimedChild:
 
     def wait_until_ready(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds and never past the deadline, for "ready"."""
-        first = self.read(self._left(timeout), self.program.loading)
-        if first != "ready":
-            raise InvalidSubmission(f"The scoring process answered {first[:100]!r}, not 'ready'.")
+        limit = self._left(timeout)
+        ends = time.monotonic() + limit
+        self._expect("set up", ends, limit)
+        if self.program.one_thread:
+            self.watch = ChildWatch(find_child(self.token))
+        self.send("go")
+        self._expect("ready", ends, limit)
+
+    def _expect(self, word: str, ends: float, limit: float) -> None:
+        line = self.read(ends - time.monotonic(), self.program.loading, limit)
+        if line != word:
+            raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not {word!r}.")
 
     def call(
         self, inputs: Mapping[str, npt.ArrayLike], name: str, timeout: float
@@ -140,10 +159,11 @@ class TimedChild:
         self.scratch.write_inputs(f"{name}.npz", inputs)
         request = f"{SCRATCH}/{name}.npz"
         limit = self._left(timeout)
-        start = time.perf_counter()
-        self.send(request)
-        line = self.read(limit, f"running {self.program.function}")
-        elapsed = time.perf_counter() - start
+        with self._watched():
+            start = time.perf_counter()
+            self.send(request)
+            line = self.read(limit, f"running {self.program.function}")
+            elapsed = time.perf_counter() - start
         self._refuse_if_stopped(f"running {self.program.function}")
         if line != f"done {SCRATCH}/{name}.out.npy":
             raise InvalidSubmission(f"The scoring process answered {line[:100]!r}, not its output.")
@@ -151,6 +171,19 @@ class TimedChild:
                                        f"The output of {self.program.function}",
                                        self.program.max_output_bytes)
         return elapsed, out
+
+    @contextlib.contextmanager
+    def _watched(self) -> Iterator[None]:
+        if self.watch is None:
+            yield
+            return
+        # A broken rule stands in for the child's answer, so the scorer stops waiting.
+        with self.watch.call(lambda problem: self._offer(f"error {problem}")):
+            yield
+
+    def _offer(self, line: str) -> None:
+        with contextlib.suppress(queue.Full):  # a flood is refused on its own
+            self._lines.put_nowait(line)
 
     def send(self, line: str) -> None:
         """Send a request; a line already waiting (say, a forged early "done") is rejected."""
@@ -162,12 +195,14 @@ class TimedChild:
             self.proc.stdin.write((line + "\n").encode())
             self.proc.stdin.flush()
 
-    def read(self, timeout: float, what: str) -> str:
-        """The next protocol line, or InvalidSubmission if the child fails, dies or stalls."""
+    def read(self, timeout: float, what: str, waited: float | None = None) -> str:
+        """The next protocol line, or InvalidSubmission if the child fails, dies or stalls
+        (in ``timeout`` seconds; ``waited``, if given, is the whole wait it ends)."""
         try:
             line = self._lines.get(timeout=max(timeout, 0.0))
         except queue.Empty:
-            raise InvalidSubmission(f"Timed out after {timeout:.0f} s while {what}.") from None
+            waited = timeout if waited is None else waited
+            raise InvalidSubmission(f"Timed out after {waited:.0f} s while {what}.") from None
         return self._judge(line, what)
 
     def _left(self, timeout: float) -> float:

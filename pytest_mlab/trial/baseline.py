@@ -5,7 +5,8 @@ times), or recorded into baseline.json from a run of the baseline agent."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock
@@ -19,7 +20,9 @@ from pytest_mlab.core.task import TaskSpec, load_task
 from pytest_mlab.env.agent import AgentContext
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.trial.agents import load_agent
+from pytest_mlab.trial.cpus import cpu_lock_dir, hold_machine, lease_cores
 from pytest_mlab.trial.fresh import SandboxMaker, run_fresh
+from pytest_mlab.trial.gpu import gpu_lock_dir, lease
 from pytest_mlab.trial.spec import TrialSpec
 
 
@@ -37,6 +40,32 @@ def measure_starter(
     return result.score
 
 
+@contextmanager
+def measuring_leases(
+    task: TaskSpec, gpu_pool: tuple[str, ...], cache_dir: Path
+) -> Iterator[tuple[tuple[str, ...], tuple[int, ...]]]:
+    """The GPUs and cores the starter is measured on, as many as a trial of the task
+    holds. A per-session baseline times the starter, so the whole machine is held
+    meanwhile: another trial's load would make it low, and an unchanged starter pass.
+    The GPUs come first, as a trial's do, so that no lease waits on another in a circle;
+    a worker holding cores of its own must not measure (cpus.py refuses)."""
+    with lease(gpu_pool, task.manifest.resources.gpus, gpu_lock_dir(cache_dir)) as gpus:
+        hold = hold_machine if task.manifest.baseline.kind == "per-session" else lease_cores
+        with hold(task.manifest.resources.cpus, cpu_lock_dir(cache_dir)) as cpus:
+            yield gpus, cpus
+
+
+def measure_starters(
+    task: TaskSpec, data: PreparedData, seeds: Sequence[int], gpu_pool: tuple[str, ...],
+    cache_dir: Path, sandboxes: Callable[[tuple[str, ...], tuple[int, ...]], SandboxMaker],
+) -> list[float]:
+    """Score the unmodified starter once per seed, all on one set of measuring leases,
+    in the sandboxes ``sandboxes`` makes for the leased GPUs and cores."""
+    with measuring_leases(task, gpu_pool, cache_dir) as (gpus, cpus):
+        make = sandboxes(gpus, cpus)
+        return [measure_starter(task, data, make, seed) for seed in seeds]
+
+
 def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: str) -> Path:
     """Where a measured baseline is kept: per-machine ones across sessions, per-session
     ones under the session's run id. The prepared data's folder names the task's version
@@ -48,16 +77,17 @@ def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: s
 
 
 def measured_baseline(
-    task: TaskSpec, path: Path, measure_once: Callable[[int], float]
+    task: TaskSpec, path: Path, measure: Callable[[Sequence[int]], list[float]]
 ) -> Baseline:
     """Read the baseline kept at ``path``, or measure it, one run per seed 0, 1, ...;
-    xdist workers share the result."""
+    xdist workers share the result. A worker waiting here must hold no lease: the one
+    measuring may wait for all of them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
         if path.exists():
             kept = json.loads(path.read_text(encoding="utf-8"))
         else:
-            kept = {"scores": [measure_once(seed) for seed in range(task.manifest.baseline.runs)],
+            kept = {"scores": measure(range(task.manifest.baseline.runs)),
                     "machine": machine_id(), "machine_facts": machine_facts()}
             write_atomic(path, json.dumps(kept))
     mean, sd = summarize(kept["scores"])

@@ -3,19 +3,38 @@
 A task names its ``cpus`` in task.toml; without one a trial gets the machine's share of
 one xdist worker (its usable cores divided by the worker count). Each worker first tries
 the cores of its own slice, so that with the default share no two trials ever wait.
+
+A timing may instead hold the whole machine (every core of the pool), so that no other
+trial runs beside it. Leases are taken through a gate that the machine's holder keeps
+closed, so that trials queue behind it instead of starving it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock
+
+from pytest_mlab.core.errors import InfrastructureError
+from pytest_mlab.core.machine import machine_id
 from pytest_mlab.trial.gpu import lease
 
 CORES_VARIABLE = "MLAB_TRIAL_CPUS"
 """The cores a cluster gave the trial, the share when its task names none."""
+MACHINE_LOCK = "machine.lock"
+"""The gate of a lock folder: every lease passes it; the machine's holder keeps it."""
+
+_held = threading.local()
+"""What this thread holds: ``cores`` (leases) and ``machine`` (a hold)."""
+
+
+def cpu_lock_dir(cache_dir: Path) -> Path:
+    """Where this machine's core leases are kept, for every session sharing the cache."""
+    return cache_dir / "cpu-locks" / machine_id()
 
 
 def usable_cores() -> tuple[int, ...]:
@@ -40,15 +59,48 @@ def cores_wanted(asked: int | None, pool: int, workers: int) -> int:
     return max(1, pool // workers)
 
 
-@contextmanager
-def lease_cores(asked: int | None, lock_dir: Path) -> Iterator[tuple[int, ...]]:
-    """Hold the trial's cores until the block ends; wait while others hold them."""
+def _share(asked: int | None) -> tuple[tuple[int, ...], int]:
+    """The pool, this worker's slice first, and how many cores a trial of it holds."""
     pool = usable_cores()
     if asked is None and os.environ.get(CORES_VARIABLE, "").isdigit():
         asked = max(1, int(os.environ[CORES_VARIABLE]))
     index, workers = worker_slot()
-    count = cores_wanted(asked, len(pool), workers)
     start = (index * max(1, len(pool) // workers)) % len(pool)
-    mine_first = pool[start:] + pool[:start]
-    with lease(tuple(str(core) for core in mine_first), count, lock_dir) as held:
+    return pool[start:] + pool[:start], cores_wanted(asked, len(pool), workers)
+
+
+@contextmanager
+def _holding(kind: str) -> Iterator[None]:
+    setattr(_held, kind, getattr(_held, kind, 0) + 1)
+    try:
+        yield
+    finally:
+        setattr(_held, kind, getattr(_held, kind) - 1)
+
+
+@contextmanager
+def lease_cores(asked: int | None, lock_dir: Path) -> Iterator[tuple[int, ...]]:
+    """Hold the trial's cores until the block ends; wait while others hold them, or the
+    machine."""
+    if getattr(_held, "machine", 0):
+        raise InfrastructureError("a core lease was asked for while this worker holds the "
+                                  "whole machine, which it would wait for forever")
+    mine_first, count = _share(asked)
+    with (lease(tuple(str(core) for core in mine_first), count, lock_dir,
+                gate=lock_dir / MACHINE_LOCK) as held, _holding("cores")):
         yield tuple(sorted(int(core) for core in held))
+
+
+@contextmanager
+def hold_machine(asked: int | None, lock_dir: Path) -> Iterator[tuple[int, ...]]:
+    """Hold every core of the pool until the block ends, once the trials running now have
+    ended, while new ones wait; yields the cores a trial asking ``asked`` would get."""
+    if getattr(_held, "cores", 0) or getattr(_held, "machine", 0):
+        raise InfrastructureError("the whole machine was asked for while this worker holds "
+                                  "cores of its own, which it would wait for forever")
+    mine_first, count = _share(asked)
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with (FileLock(str(lock_dir / MACHINE_LOCK)),
+          lease(tuple(str(core) for core in mine_first), len(mine_first), lock_dir),
+          _holding("machine")):
+        yield tuple(sorted(mine_first[:count]))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+
+from pytest_mlab.core.machine import machine_id
 
 POLL_SECONDS = 0.2
 
@@ -16,9 +18,17 @@ class NoGPU(Exception):
     """The machine has fewer GPUs than the task needs, so waiting cannot help."""
 
 
+def gpu_lock_dir(cache_dir: Path) -> Path:
+    """Where this machine's GPU leases are kept, for every session sharing the cache."""
+    return cache_dir / "gpu-locks" / machine_id()
+
+
 @contextmanager
-def lease(pool: tuple[str, ...], count: int, lock_dir: Path) -> Iterator[tuple[str, ...]]:
-    """Hold ``count`` GPUs of ``pool`` until the block ends; wait while all are taken."""
+def lease(
+    pool: tuple[str, ...], count: int, lock_dir: Path, gate: Path | None = None
+) -> Iterator[tuple[str, ...]]:
+    """Hold ``count`` GPUs of ``pool`` until the block ends; wait while all are taken.
+    Each try passes through the lock ``gate``, when given, and waits while it is held."""
     if count == 0:
         yield ()
         return
@@ -29,16 +39,28 @@ def lease(pool: tuple[str, ...], count: int, lock_dir: Path) -> Iterator[tuple[s
     lock_dir.mkdir(parents=True, exist_ok=True)
     while True:
         with ExitStack() as held:
-            taken: list[str] = []
-            for gpu in pool:
-                lock = FileLock(str(lock_dir / f"gpu-{gpu}.lock"))
-                try:
-                    lock.acquire(timeout=0)
-                except Timeout:
-                    continue
-                held.callback(lock.release)
-                taken.append(gpu)
-                if len(taken) == count:
-                    yield tuple(taken)
-                    return
+            with FileLock(str(gate)) if gate is not None else nullcontext():
+                taken = _take(pool, count, lock_dir, held)
+            if taken:
+                yield taken
+                return
         time.sleep(POLL_SECONDS)
+
+
+def _take(
+    pool: tuple[str, ...], count: int, lock_dir: Path, held: ExitStack
+) -> tuple[str, ...]:
+    """``count`` of the free ones in ``pool``, each released when ``held`` closes; none
+    when fewer are free."""
+    taken: list[str] = []
+    for gpu in pool:
+        lock = FileLock(str(lock_dir / f"gpu-{gpu}.lock"))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            continue
+        held.callback(lock.release)
+        taken.append(gpu)
+        if len(taken) == count:
+            return tuple(taken)
+    return ()

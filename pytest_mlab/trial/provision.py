@@ -23,6 +23,7 @@ def sandbox_spec(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
         disk_bytes=int(task.manifest.resources.disk_gb * GIB),
+        files=task.manifest.resources.files,
     )
     startup = task.python_startup()
     mounts = task.data_mounts(prepared)

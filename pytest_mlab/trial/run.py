@@ -74,6 +74,11 @@ def run_trial(parts: TrialParts) -> TrialResult:
         return TrialResult.model_validate_json(files.result.read_text(encoding="utf-8"))
     resume = resume_into(files, parts.workspace) if files and parts.resume else None
     run = _act(parts, resume)
+    # Nothing may write to the workspace after the turn: what is scored is what it left.
+    # Optional for a plugin's own sandbox, as close is; its attestation says what it holds.
+    stop_all = getattr(parts.sandbox, "stop_all", None)
+    if stop_all is not None:
+        stop_all()
     task = parts.spec.task
     scored = None if run.agent_error else score_workspace(
         task, parts.workspace, parts.data, parts.scoring

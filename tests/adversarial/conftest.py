@@ -75,9 +75,11 @@ def make_sandbox(sandbox_kind: str, python_cache: Path) -> Iterator[SandboxFacto
     made: list[Sandbox] = []
 
     def make(workspace: Path, limits: ResourceLimits = LIMITS, protected: tuple[str, ...] = (),
-             hidden: tuple[Path, ...] = (), mounts: tuple[tuple[str, str], ...] = ()) -> Sandbox:
+             hidden: tuple[Path, ...] = (), mounts: tuple[tuple[str, str], ...] = (),
+             cpus: tuple[int, ...] = ()) -> Sandbox:
         spec = SandboxSpec(workspace, isolation="bwrap", protected=protected, resources=limits,
-                           hidden=hidden, mounts=mounts, python_bin=python_bin(python_cache))
+                           hidden=hidden, mounts=mounts, python_bin=python_bin(python_cache),
+                           cpus=cpus)
         if sandbox_kind == "bwrap":
             sandbox: Sandbox = LocalSandbox(spec)
         else:

@@ -25,7 +25,8 @@ def test_weaker_isolation_says_what_it_does_not_protect(
     if not available(level):  # type: ignore[arg-type]
         pytest.skip(f"{level} isolation does not work on this machine")
     recorded("guess")
-    run = pytester.runpytest("tasks", "--agent=oracle", f"--mlab-isolation={level}", *mlab_args)
+    run = pytester.runpytest("tasks", "--agent=oracle", f"--mlab-isolation={level}",
+                             "--mlab-allow-weak-sandbox", *mlab_args)
     run.assert_outcomes(passed=1)
     description = DESCRIPTIONS[level]  # type: ignore[index]
     assert all(gap in description for gap in LEFT_OPEN[level])

@@ -56,8 +56,10 @@ def test_odd_workspace_contents_end_in_a_verdict_and_an_escaped_report(
 ) -> None:
     manifest = task_tree("probe") / "task.toml"
     # Scored by a timing scorer; the odd things lie beside the submission, not in it.
+    # The agent makes 100,000 files, past the default limit on files: the task allows more.
     manifest.write_text(manifest.read_text().replace(
-        'submission = ["**"]', 'submission = ["submission.csv", "train.py"]'))
+        'submission = ["**"]', 'submission = ["submission.csv", "train.py"]').replace(
+        "[resources]\n", "[resources]\nfiles = 200000\n"))
     run = pytester.runpytest("tasks", "--agent=odd_agents:EverythingAgent",
                              *kind_args, *mlab_args)
     (record,) = read_results()

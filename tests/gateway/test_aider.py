@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from agent_venvs import installed
-from llm_server import LLMServer, say
+from llm_server import LLMServer, Reply, say
 
 from pytest_mlab.llm.client import import_litellm
 
@@ -66,10 +66,11 @@ def test_aider_is_stopped_when_the_budget_is_spent(
     recorded("guess")
     # A script that does not parse: aider's lint asks the model to fix it, a second call.
     broken = "train.py\n```python\nprint('half a line'\n```\n"
-    server.script.respond = lambda request: say(broken)
-    args = aider_args(server.url, aider_venv, "--mlab-max-tokens=100")
+    # Its first call fits the budget and, as its usage says, spends all of it.
+    server.script.respond = lambda request: Reply(broken, usage=(19_990, 10))
+    args = aider_args(server.url, aider_venv, "--mlab-max-tokens=20000")
     pytester.runpytest("tasks", *args, *mlab_args).assert_outcomes(failed=1)
     (record,) = read_results()
     assert record["ended_by"] == "LLM budget"
     assert len(server.requests) == 1
-    assert record["tokens_in"] + record["tokens_out"] >= 100
+    assert record["tokens_in"] + record["tokens_out"] == 20000

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pytest_mlab.sandbox.privileges import FILE
+
 _ids = itertools.count()
 
 
@@ -71,7 +73,7 @@ class FakeAPI:
         # sandbox's launcher) names the host's file instead.
         binds = {bind["bind"]: host for host, bind in container.kwargs["volumes"].items()}
         command = [binds.get(arg, arg) for arg in command]
-        self.execs[exec_id] = {"argv": command, "cwd": container.host_path(workdir),
+        self.execs[exec_id] = {"argv": _program(command), "cwd": container.host_path(workdir),
                                "env": environment, "code": None}
         return {"Id": exec_id}
 
@@ -85,6 +87,18 @@ class FakeAPI:
 
     def exec_inspect(self, exec_id: str) -> dict[str, Any]:
         return {"ExitCode": self.execs[exec_id]["code"]}
+
+
+def _program(command: list[str]) -> list[str]:
+    """The program without the sandbox's launcher: on the host it would run, as root
+    without a capability, as the container's user (whose workspace files root then cannot
+    write) in folders that user could not reach; a real engine binds them instead."""
+    if FILE not in command:
+        return command
+    rest = command[command.index(FILE) + 1:]
+    while rest and rest[0].startswith(("--timeout=", "--report=")):
+        rest = rest[1:]
+    return rest
 
 
 class FakeDocker:

@@ -66,14 +66,18 @@ def test_the_sandbox_shows_the_caches_empty_and_the_scorer_reads_them(
     rows = "y\n" + "".join(f"{2 * x + 1}\n" for x in range(30, 40))
     (hf_home / "datasets" / "answer.csv").write_text(rows)
     engine = FakeDocker()
-    monkeypatch.setattr(docker_sandbox, "_client", lambda: engine)
+    monkeypatch.setattr(docker_sandbox, "engine_client", lambda: engine)
+    # The fake engine runs its "containers" on the host: no containment to attest.
     pytester.runpytest(str(benchmarks), f"--mlab-overlays={pytester.path / 'overlays'}",
-                       "--mlab-sandbox=docker", "--mlab-docker-image=image", *mlab_args
+                       "--mlab-sandbox=docker", "--mlab-allow-weak-sandbox",
+                       "--mlab-docker-image=image", *mlab_args
                        ).assert_outcomes(failed=1)
     (record,) = read_results()
     # The scorer found the labels in the cache: the train mean 30 against y = 61..79.
     assert record["score"] == pytest.approx(40.0), record["message"]
-    assert len(engine.containers.started) == 2  # the baseline's, the trial's
-    for container in engine.containers.started:
+    # The baseline's, the trial's, after the attestation's probe.
+    _, *trials = engine.containers.started
+    assert len(trials) == 2
+    for container in trials:
         tmpfs = container.kwargs["tmpfs"]
         assert (tmpfs[str(hf_home)], tmpfs[str(datasets)]) == ("ro", "ro")

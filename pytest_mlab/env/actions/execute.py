@@ -59,6 +59,10 @@ def _run(env: ActionContext, argv: Sequence[str], what: str, timeout: float | No
         status = f"{what} failed with exit code {result.returncode}."
     else:
         status = f"{what} ran to completion."
+    if result.left_running:
+        many = result.left_running != 1
+        status += (f" {result.left_running} process{'es' if many else ''} it left running "
+                   f"{'were' if many else 'was'} stopped when it ended.")
     return f"{status} Output:\n{_shown(result, streams or env.action_options.script_output)}"
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_mlab.analysis.containments import differs
 from pytest_mlab.analysis.gate import compare
 from pytest_mlab.analysis.metric_comparisons import Comparison
 from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.report.browse.metrics import figures
-from pytest_mlab.report.browse.runs import RunEntry
+from pytest_mlab.report.browse.runs import RunEntry, containment
 
 TrialRef = tuple[int, TrialResult]
 
@@ -27,7 +28,8 @@ class Series:
 
     def header(self) -> dict[str, Any]:
         return {"run": self.entry.key, "run_id": self.run.run.run_id,
-                "started": self.run.run.started, "agent": self.agent, "llm": self.llm}
+                "started": self.run.run.started, "agent": self.agent, "llm": self.llm,
+                "containment": containment([r for _, r in self.trials])}
 
     def by_task(self) -> RunResults:
         """The series as a run whose groups are its tasks alone, for the gate."""
@@ -53,8 +55,9 @@ def _test(comparison: Comparison) -> dict[str, Any]:
 
 
 def _tests(first: Series, other: Series) -> dict[str, dict[str, Any]]:
-    """Per task: the success and improvement tests of ``other`` against ``first``."""
-    report = compare(first.by_task(), other.by_task())
+    """Per task: the success and improvement tests of ``other`` against ``first``; runs
+    of other containment too, which the page says (``containment_apart``)."""
+    report = compare(first.by_task(), other.by_task(), any_containment=True)
     tests: dict[str, dict[str, Any]] = {}
     for comparison in report.comparisons:
         tests.setdefault(comparison.group.task, {})[comparison.metric] = _test(comparison)
@@ -84,4 +87,20 @@ def comparison(runs: list[tuple[RunEntry, RunResults]]) -> dict[str, Any]:
                    for i, s in enumerate(series)]}
         for task in tasks
     ]
-    return {"series": [s.header() for s in series], "rows": rows}
+    return {"series": [s.header() for s in series], "rows": rows,
+            "containment_apart": _apart(series)}
+
+
+def _apart(series: list[Series]) -> list[str]:
+    """Where a column ran under other containment than the first: the gate would refuse
+    these tests; the page shows them with this warning."""
+    if not series:
+        return []
+    first, lines = series[0], []
+    for other in series[1:]:
+        words = differs([r for _, r in first.trials], [r for _, r in other.trials])
+        if words is not None:
+            lines.append(f"{other.run.run.run_id} ran under {words[1]}, unlike "
+                         f"{first.run.run.run_id} ({words[0]}): the gate would not compare "
+                         "them")
+    return sorted(set(lines))

@@ -10,7 +10,8 @@ from typing import Any
 
 from pytest_mlab.analysis.groups import RAN
 from pytest_mlab.analysis.stats import wilson
-from pytest_mlab.core.results import RunResults, UnreadableResults
+from pytest_mlab.core.containment import describe_run, distinct
+from pytest_mlab.core.results import RunResults, TrialResult, UnreadableResults
 
 RESULTS = "results.json"
 
@@ -90,6 +91,17 @@ def _distinct(values: list[str | None]) -> list[str]:
     return sorted({v for v in values if v})
 
 
+def containment(results: list[TrialResult]) -> list[dict[str, Any]]:
+    """A run's containments for the page: short (kind/isolation), in full, and weak."""
+    recorded = [r.containment for r in results]
+    found = distinct(recorded)
+    if not found:
+        return [{"short": "unknown", "text": text, "weak": False}
+                for text in describe_run(recorded)]
+    return [{"short": f"{c.kind}/{c.isolation}", "text": c.describe(), "weak": c.weak}
+            for c in found]
+
+
 def summary(entry: RunEntry, run: RunResults | str) -> dict[str, Any]:
     """One row of the run table; an unreadable run carries its reason instead."""
     if isinstance(run, str):
@@ -112,6 +124,7 @@ def summary(entry: RunEntry, run: RunResults | str) -> dict[str, Any]:
         "errors": sum(r.outcome == "error" for r in results),
         "cost": sum(r.cost for r in results),
         "facets": [list(f) for f in facets],
+        "containment": containment(results),
     }
 
 

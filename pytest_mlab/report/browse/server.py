@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.report.browse.compare import comparison
 from pytest_mlab.report.browse.metrics import agent_table, group_table, trial_row
-from pytest_mlab.report.browse.runs import RunIndex, inside, run_table
+from pytest_mlab.report.browse.runs import RunIndex, containment, inside, run_table
 from pytest_mlab.report.browse.trace_pages import step_range
 from pytest_mlab.report.browse.trial import trial_detail, trial_files
 
@@ -111,6 +111,7 @@ class Api:
         rows = [trial_row(i, r) for i, r in enumerate(run.results[offset:offset + PAGE], offset)]
         return {"key": entry.key, "info": run.run.model_dump(mode="json"),
                 "groups": group_table(run), "agents": agent_table(run), "trials": rows,
+                "containment": containment(run.results),
                 "offset": offset,
                 "total": len(run.results), "page": PAGE}
 

@@ -100,6 +100,7 @@ def trial_detail(entry: RunEntry, run: RunResults, index: int) -> dict[str, Any]
         "run": entry.key, "run_id": run.run.run_id, "index": index, "record": record,
         "normalised": result.normalised_score, "threshold_score": threshold_score(result),
         "traceback": traceback, "trace_steps": steps,
+        "containment": result.containment.describe() if result.containment else "none recorded",
         "llm_calls": calls, "llm_calls_total": total_calls,
         "siblings": _siblings(run, result),
     }

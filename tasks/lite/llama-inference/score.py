@@ -47,9 +47,10 @@ CHILD_ENV = {
 }
 
 # The child's part. The model is loaded before train.py is imported, from files checked
-# just before; then torch may not be given more threads, and child_guard refuses a second
-# OS thread, another process or ctypes for the rest of the child's life, during each
-# call as well as after it. One input file holds prompt_ids and max_new_tokens.
+# just before; then torch may not be given more threads, child_guard refuses another
+# process or ctypes for the rest of the child's life, and the scorer watches the child
+# from outside (one_thread) for a thread the setup did not leave, or another process,
+# during each call. One input file holds prompt_ids and max_new_tokens.
 _ADAPTER = child_guard.source() + r"""
 SETUP_FAILURE = "Loading the model failed"
 
@@ -89,6 +90,7 @@ PROGRAM = ChildProgram(
     adapter=_ADAPTER,
     args=(MODEL_DIR,),
     env=CHILD_ENV,
+    one_thread=True,
     loading="loading train.py",
     between_calls="waiting for the next prompts",
 )

@@ -18,8 +18,9 @@ from pytest_mlab.taskkit.timed_child import ChildProgram, Runner
 # numpy's BLAS runs one thread, as the submission must.
 CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-# The child's part: numpy only, one thread (child_guard), installed before train.py is
-# imported; one input file holds x, weights, bias, stride and padding.
+# The child's part: numpy only (child_guard), installed before train.py is imported, and
+# one thread, watched from outside (one_thread); one input file holds x, weights, bias,
+# stride and padding.
 _ADAPTER = child_guard.source() + r"""
 SETUP_FAILURE = "Starting the scoring process failed"
 
@@ -32,7 +33,8 @@ def call(fn, inputs, context):
     x, w, b = inputs["x"], inputs["weights"], inputs["bias"]
     return fn(x, w, b, int(inputs["stride"]), int(inputs["padding"]))
 """
-PROGRAM = ChildProgram(function="conv2d_forward", adapter=_ADAPTER, env=CHILD_ENV)
+PROGRAM = ChildProgram(function="conv2d_forward", adapter=_ADAPTER, env=CHILD_ENV,
+                       one_thread=True)
 TIMING = ConvTiming(
     timed=((4, 32, 32, 8), (3, 3, 8, 16), 1, 1),
     # Other shapes, stride and padding, so a function that only handles the timed case fails.

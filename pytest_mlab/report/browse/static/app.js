@@ -72,7 +72,7 @@ function runMatches(run, search, wanted) {
 function runRow(run, refresh) {
   if (run.unreadable) {
     return el("tr", { class: "unreadable", "data-key": run.key }, td(""), td(run.folder),
-      el("td", { colspan: 7 }, `unreadable: ${run.unreadable}`));
+      el("td", { colspan: 8 }, `unreadable: ${run.unreadable}`));
   }
   const box = el("input", { type: "checkbox", class: "pick", "data-key": run.key,
     checked: selected.has(run.key) ? "checked" : null,
@@ -81,7 +81,15 @@ function runRow(run, refresh) {
     td(run.started.replace("T", " ").slice(0, 19)), td(run.agents.join(", ")), td(run.models.join(", ") || "-"),
     td(`${run.tasks.length}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
     td(`${run.passed}/${run.ran} ${interval(run.interval)}`, "num success"),
-    td(money(run.cost), "num"), td(run.complete ? "complete" : "incomplete"));
+    td(money(run.cost), "num"), td(run.complete ? "complete" : "incomplete"), containmentCell(run.containment));
+}
+
+function containmentCell(found) {
+  return el("td", { class: "containment" }, found.map((c) => el("span", { class: c.weak ? "weak" : null, title: c.text }, c.weak ? `${c.short} (weak)` : c.short)));
+}
+
+function containmentNote(found) {
+  return el("p", { class: "note", id: "containment" }, "containment: ", found.map((c) => el("span", { class: c.weak ? "weak" : null }, c.text, " ")));
 }
 
 async function runsView() {
@@ -101,7 +109,7 @@ async function runsView() {
     compare.textContent = `Compare selected (${keys().length})`;
     compare.disabled = keys().length < 2;
   }
-  const headers = ["", "run", "started", "agents", "models", "tasks", "success k/n [95% interval]", "cost", "complete"];
+  const headers = ["", "run", "started", "agents", "models", "tasks", "success k/n [95% interval]", "cost", "complete", "containment"];
   show(el("h1", {}, "Runs"), el("p", { class: "note" }, `in ${data.roots.join(", ")}`),
     bar, el("p", {}, count, " ", compare), table(headers, body, { id: "runs" }));
   render();
@@ -143,6 +151,7 @@ async function runView(params) {
   drawGroups();
   show(el("h1", {}, `Run ${data.info.run_id}`),
     el("p", { class: "note" }, `${data.info.started} – ${data.info.finished}; ${data.total} trials; ${data.info.complete ? "complete" : "incomplete"}`),
+    containmentNote(data.containment),
     el("h2", {}, "Per task, agent and LLM"), el("p", {}, "k for pass@k, pass^k, best-of-k: ", k), groups,
     el("h2", {}, "Per agent over the suite"), table(["agent", "llm", "mean normalised score", "tasks in it", "tasks without one"],
       data.agents.map((a) => el("tr", {}, td(a.agent), td(a.llm || "-"), td(num(a.mean_normalised, 3), "num"), td(a.tasks, "num"),
@@ -177,7 +186,7 @@ function compareCell(cell, series) {
 
 async function compareView(params) {
   const data = await api("compare", { runs: params.get("runs") });
-  const headers = ["task", ...data.series.map((s, i) => `${i ? "" : "(first) "}${s.run_id} · ${s.agent}${s.llm ? ` · ${s.llm}` : ""}`), ""];
+  const headers = ["task", ...data.series.map((s, i) => `${i ? "" : "(first) "}${s.run_id} · ${s.agent}${s.llm ? ` · ${s.llm}` : ""} · ${s.containment.map((c) => c.weak ? `${c.short} (weak)` : c.short).join(", ")}`), ""];
   const rows = data.rows.map((row) => {
     const both = row.cells.map((c, i) => c && { run: data.series[i].run, i: c.trial_list[0].index }).filter(Boolean);
     const pair = both.length >= 2 ? link(hashOf("pair", { run: both[0].run, i: both[0].i, run2: both[1].run, i2: both[1].i }), "first trials side by side", { class: "pair-link" }) : "";
@@ -185,6 +194,7 @@ async function compareView(params) {
   });
   show(el("h1", {}, "Runs side by side"),
     el("p", { class: "note" }, "p: one-sided exact test that the column did worse than the first, the oldest run (the gate's tests; paired where the trial numbers match)."),
+    data.containment_apart.map((line) => el("p", { class: "weak containment-apart" }, line)),
     table(headers, rows, { id: "comparison" }));
 }
 
@@ -257,7 +267,8 @@ function facts(data) {
     ["baseline", `${general(r.baseline_mean)} ± ${general(r.baseline_sd)} (n=${r.baseline_n ?? "-"})`],
     ["threshold", `${signed(r.threshold)} → score ${general(data.threshold_score)}`], ["improvement", signed(r.improvement)],
     ["normalised score", num(data.normalised, 3)], ["ended by", r.ended_by || "-"], ["error class", r.error_class || "-"],
-    ["steps", r.steps], ["seconds", num(r.seconds)], ["tokens", `${r.tokens_in} in, ${r.tokens_out} out`], ["cost", money(r.cost)]];
+    ["steps", r.steps], ["seconds", num(r.seconds)], ["tokens", `${r.tokens_in} in, ${r.tokens_out} out`], ["cost", money(r.cost)],
+    ["containment", data.containment]];
   return el("table", { class: "facts", id: "facts" }, el("tbody", {}, rows.map(([k, v]) => el("tr", { "data-fact": k }, td(k), td(String(v))))));
 }
 
