@@ -14,13 +14,15 @@ uid, which holds no privilege either; the attestation records which.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import secrets
 import stat
+import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.core.tree import Walk
 
 INSIDE_UID = 65534
@@ -29,7 +31,7 @@ HOST_ROOT_INSIDE = 65533
 """Where host root appears in a namespace the harness makes (see ``user_namespace``)."""
 RANGE_START, RANGE_SIZE = 0x70000000, 1 << 24
 """The host uids (and gids) a root harness draws its sandboxes' users from."""
-_CLONE_NEWUSER = 0x10000000
+_UNSHARE_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -86,26 +88,30 @@ class SandboxUser:
         of uid would drop the capabilities bubblewrap still needs) for that alone. No
         program of the sandbox holds that uid or any capability to take it.
         """
-        libc = ctypes.CDLL(None, use_errno=True)
-        ready_r, ready_w = os.pipe()
-        done_r, done_w = os.pipe()
-        child = os.fork()
-        if child == 0:  # only system calls between fork and exit
-            os.close(ready_r)
-            os.close(done_w)  # or the read below would wait for this process itself
-            ok = libc.unshare(_CLONE_NEWUSER) == 0
-            os.write(ready_w, b"1" if ok else b"0")
-            os.read(done_r, 1)
-            os._exit(0)
+        # A process of its own holds the namespace while it is mapped and opened: a fork
+        # of this (threaded) process would have to run Python between fork and exit.
+        holder = subprocess.Popen(["unshare", "--user", "cat"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            for fd in (ready_w, done_r):
-                os.close(fd)
-            if os.read(ready_r, 1) != b"1":
-                raise OSError("could not make a user namespace for the sandbox")
-            Path(f"/proc/{child}/uid_map").write_text(self.uid_map())
-            Path(f"/proc/{child}/gid_map").write_text(self.uid_map(self.gid))
-            return os.open(f"/proc/{child}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+            ns = f"/proc/{holder.pid}/ns/user"
+            own, deadline = _namespace("/proc/self/ns/user"), time.monotonic() + _UNSHARE_SECONDS
+            while _namespace(ns) == own:
+                if holder.poll() is not None or time.monotonic() > deadline:
+                    raise SandboxError("could not make a user namespace for the sandbox: "
+                                       "`unshare --user` did not (util-linux's unshare)")
+                time.sleep(0.001)
+            Path(f"/proc/{holder.pid}/uid_map").write_text(self.uid_map())
+            Path(f"/proc/{holder.pid}/gid_map").write_text(self.uid_map(self.gid))
+            return os.open(ns, os.O_RDONLY | os.O_CLOEXEC)
         finally:
-            os.close(ready_r)
-            os.close(done_w)
-            os.waitpid(child, 0)
+            assert holder.stdin is not None
+            holder.stdin.close()
+            holder.wait()
+
+
+def _namespace(link: str) -> str:
+    """Which namespace ``link`` (a /proc/PID/ns/ entry) names; '' once the process is gone."""
+    try:
+        return os.readlink(link)
+    except OSError:
+        return ""
