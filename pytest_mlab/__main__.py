@@ -14,6 +14,7 @@ COMMANDS = {
     "agent-venv": ("pytest_mlab.cli.agent_venv", "install an external agent in its own venv"),
     "view": ("pytest_mlab.cli.view", "browse runs, side by side and step by step, on 127.0.0.1"),
     "attest": ("pytest_mlab.cli.attest", "probe a sandbox from inside and print its record"),
+    "check": ("pytest_mlab.cli.check", "run the rule checks over a run's traces again"),
 }
 
 

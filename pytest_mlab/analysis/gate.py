@@ -163,6 +163,11 @@ def _holm(
     return adjusted
 
 
+def unflagged(run: RunResults) -> RunResults:
+    """``run`` without the trials the rule checks flagged."""
+    return run.model_copy(update={"results": [r for r in run.results if not r.flags]})
+
+
 def _ran(results: Iterable[TrialResult]) -> dict[int, TrialResult]:
     return {r.trial: r for r in results if r.outcome in RAN}
 
@@ -171,11 +176,15 @@ def compare(
     baseline: RunResults, current: RunResults, limits: Sequence[Limit] = (), *,
     alpha: float = DEFAULT_ALPHA, baseline_name: str = "", pass_k: int | None = None,
     drop: NormalisedDrop | None = None, any_containment: bool = False,
+    leave_flagged: bool = False,
 ) -> GateReport:
     """Compare every group that both runs hold, and check ``limits`` on each comparison
     and ``drop`` on each agent's mean normalised score over the suite; runs of different
-    containment only with ``any_containment``."""
+    containment only with ``any_containment``; without the trials the rule checks flagged,
+    with ``leave_flagged``."""
     name = baseline_name or baseline.run.run_id
+    if leave_flagged:
+        baseline, current = unflagged(baseline), unflagged(current)
     refused = None if any_containment else containment_apart(baseline.results,
                                                              current.results, name)
     if refused is not None:

@@ -11,16 +11,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.containment import Containment
 from pytest_mlab.core.plain_text import one_line
+from pytest_mlab.core.rule_flags import RuleFlag
 from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
 Version 1 files read as runs that finished. 3 added ``reference_mean`` and
 ``normalised_score`` on a trial and ``summary`` on a run; older files read without them.
 4 added ``final_answer_required`` on a trial; older files read as not requiring one.
-5 added ``containment`` on a trial; older files read as of unknown containment."""
+5 added ``containment`` on a trial; older files read as of unknown containment.
+6 added ``flags`` on a trial (the rule checks' findings); older files read as unchecked."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -108,6 +110,8 @@ class TrialResult(BaseModel):
     normalised_score: float | None = None
     """(score - baseline_mean) / (reference_mean - baseline_mean): 0 at the baseline, 1 at
     the reference; None where a part is missing."""
+    flags: list[RuleFlag] = []
+    """What the rule checks found in its trace: each a check, a step and a sentence."""
 
     @field_validator("message", "error_class", "ended_by", "baseline_note")
     @classmethod

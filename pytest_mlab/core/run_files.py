@@ -7,6 +7,7 @@
         traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
         traces/<trial>.progress.json   a running trial's latest step, for the live display
         traces/<trial>.traceback.txt   the agent's traceback, when it raised
+        traces/<trial>.rules.json      what the rule checks know of the trial's task
         snapshots/objects/             file contents shared by every trial
         snapshots/<trial>/step-N.json  each trial's manifest per step
         workspaces/<trial>/            the trial's workspace (kept per --mlab-keep-workspaces)
@@ -60,6 +61,11 @@ class TrialFiles:
     def traceback(self) -> Path:
         """The agent's traceback, when it raised."""
         return self.run_dir / "traces" / f"{self.name}.traceback.txt"
+
+    @property
+    def rule_facts(self) -> Path:
+        """What the rule checks need beyond the trace and snapshots (``RuleFacts``)."""
+        return self.run_dir / "traces" / f"{self.name}.rules.json"
 
     @property
     def manifests(self) -> Path:

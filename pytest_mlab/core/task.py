@@ -90,6 +90,11 @@ class TaskManifest(_Strict):
         default=False, description="prepare.py fetches data (network or credentials needed)."
     )
     read_only: tuple[str, ...] = ()
+    answers: tuple[str, ...] = Field(
+        default=(), description="Glob patterns of workspace files that give the answers "
+        "away (a task that cannot keep them out of the workspace): the rule checks flag a "
+        "step that reads one, or code that names one.",
+    )
     hide: tuple[str, ...] = Field(
         default=(),
         description="Installed data the answers could be read from, hidden from scripts: "

@@ -32,6 +32,8 @@ class SavedRunOptions:
     pass_k: int | None = None
     any_containment: bool = False
     """--mlab-compare-any-containment: compare runs whose containment differs."""
+    leave_flagged: bool = False
+    """--mlab-compare-leave-flagged: compare without the trials the rule checks flagged."""
 
 
 def _options(config: pytest.Config) -> SavedRunOptions:
@@ -64,6 +66,7 @@ def _options(config: pytest.Config) -> SavedRunOptions:
         markdown=here / markdown if markdown else None, drop=drop,
         pass_k=config.getoption("mlab_pass_k"),
         any_containment=bool(config.getoption("mlab_compare_any_containment")),
+        leave_flagged=bool(config.getoption("mlab_compare_leave_flagged")),
     )
 
 
@@ -110,6 +113,7 @@ class SavedRuns:
                 self.baseline, run, self.options.limits, alpha=self.options.alpha,
                 pass_k=self.options.pass_k, drop=self.options.drop,
                 any_containment=self.options.any_containment,
+                leave_flagged=self.options.leave_flagged,
                 baseline_name=_label(
                     self.options.baseline, self.options.storage.folder, self.config.rootpath
                 ),

@@ -25,6 +25,8 @@ class LLMSettings:
     fast: str | None = None
     """--mlab-fast-llm; None: the trial's --llm."""
     edit: str | None = None
+    judge: str | None = None
+    """--mlab-judge-llm: the model that judges each trial's steps; None: no LLM judge."""
     api_base: str | None = None
     timeout: float = 120.0
     retries: int = 4
@@ -51,6 +53,7 @@ class LLMSettings:
         cache = self.cache + (f" ({self.cache_dir})" if self.cache != "off" else "")
         return (
             f"mlab: llm fast={self.fast or '(--llm)'} edit={self.edit or '(--llm)'} "
+            + (f"judge={self.judge} " if self.judge else "") +
             f"api_base={self.api_base or 'provider'} cache={cache} "
             f"budget per trial={' and '.join(b for b in budgets if b) or 'none'}"
             + (f" per session=${self.max_session_cost:g}" if self.max_session_cost else "")
@@ -82,6 +85,7 @@ def resolve_llm_settings(config: pytest.Config) -> LLMSettings:
     return LLMSettings(
         fast=config.getoption("mlab_fast_llm"),
         edit=config.getoption("mlab_edit_llm"),
+        judge=config.getoption("mlab_judge_llm"),
         api_base=resolve(config, "mlab_llm_api_base", "MLAB_LLM_API_BASE", str, None),
         timeout=resolve(config, "mlab_llm_timeout", None, parsers.positive_float, 120.0),
         retries=resolve(config, "mlab_llm_retries", None, parsers.whole_number, 4),

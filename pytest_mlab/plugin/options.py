@@ -127,6 +127,10 @@ def _llm_options(option: _Group) -> None:
            "Default: the --llm of the trial.", metavar="MODEL")
     option("--mlab-edit-llm", "mlab_edit_llm", "Model for Edit Script (AI). Default: the "
            "--llm of the trial.", metavar="MODEL")
+    option("--mlab-judge-llm", "mlab_judge_llm", "Model that judges each trial's steps with "
+           "MLE-bench's rule checker's questions, through the trial's budget and ledger; a yes "
+           "is a flag. Default: no LLM judge (the trace's own checks always run).",
+           metavar="MODEL")
     option("--mlab-llm-api-base", "mlab_llm_api_base", "Send every LLM call to this "
            "OpenAI-compatible server (vLLM, Ollama, ...). Default: $MLAB_LLM_API_BASE, else "
            "the provider's own.", metavar="URL", ini="OpenAI-compatible server")
@@ -235,6 +239,9 @@ def _report_options(option: _Group) -> None:
     option("--mlab-compare-any-containment", "mlab_compare_any_containment", "Compare "
            "with a run whose containment (sandbox kind, isolation, the script's host uid, "
            "seccomp, network) differs from this one's. Default: off: the gate refuses.",
+           action="store_true")
+    option("--mlab-compare-leave-flagged", "mlab_compare_leave_flagged", "Leave the trials "
+           "the rule checks flagged out of both runs before comparing. Default: off.",
            action="store_true")
     option("--mlab-compare-alpha", "mlab_compare_alpha", "Significance level of the gate's "
            f"one-sided tests. Default: {DEFAULT_ALPHA}.", type=parsers.parse_alpha,

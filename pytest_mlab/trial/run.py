@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.baseline import Baseline
@@ -28,6 +29,9 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.act import AgentRun, let_agent_act
 from pytest_mlab.trial.judge import judge
+from pytest_mlab.trial.rule_facts import rule_facts
+from pytest_mlab.trial.rule_judge import judge_trajectory
+from pytest_mlab.trial.rules import TrialEvidence, check_trial
 from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
 from pytest_mlab.trial.spec import Retention, TrialSpec
 from pytest_mlab.trial.step_scores import score_steps
@@ -65,6 +69,12 @@ class TrialParts:
     """Where the scorer may run the workspace's code; None: scorers that need it fail."""
     require_final_answer: bool = False
     """Fail a trial whose turn ended without a Final Answer, however good its workspace."""
+    harness_paths: tuple[Path, ...] = ()
+    """Folders of the harness (its cache, its reports) that the rule checks flag a step for
+    naming; the run's folder and the task's prepared data are always among them."""
+    rule_judge: LLMClient | None = None
+    """The client of --mlab-judge-llm, which asks the rule checker's questions of the
+    trajectory; None: only the checks that read the trace run."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -73,6 +83,9 @@ def run_trial(parts: TrialParts) -> TrialResult:
     if files is not None and parts.resume and files.result.exists():
         return TrialResult.model_validate_json(files.result.read_text(encoding="utf-8"))
     resume = resume_into(files, parts.workspace) if files and parts.resume else None
+    if files is not None:
+        harness = (*parts.harness_paths, files.run_dir, parts.data.public.parent)
+        rule_facts(parts.spec.task, parts.workspace, harness).write(files.rule_facts)
     run = _act(parts, resume)
     # Nothing may write to the workspace after the turn: what is scored is what it left.
     # Optional for a plugin's own sandbox, as close is; its attestation says what it holds.
@@ -98,8 +111,22 @@ def run_trial(parts: TrialParts) -> TrialResult:
         if parts.score_steps:
             result.step_scores = score_steps(task, parts.data, files, parts.score_steps,
                                              parts.scoring)
+        _check_rules(parts, files, result)
         files.result.write_text(result.model_dump_json(), encoding="utf-8")
     return result
+
+
+def _check_rules(parts: TrialParts, files: TrialFiles, result: TrialResult) -> None:
+    """Record what the rule checks (and the LLM judge, if asked for) find in the trace."""
+    evidence = TrialEvidence.of(files)
+    flags = check_trial(evidence)
+    if parts.rule_judge is not None:
+        verdict = judge_trajectory(parts.rule_judge, evidence.facts.research_problem,
+                                   evidence.steps)
+        flags += verdict.flags
+        if verdict.failure:
+            result.message = f"{result.message} (the LLM judge: {verdict.failure})"
+    result.flags = flags
 
 
 def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:

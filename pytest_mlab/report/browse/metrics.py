@@ -57,6 +57,7 @@ def trial_row(index: int, result: TrialResult) -> dict[str, Any]:
         "score": result.score, "improvement": result.improvement, "steps": result.steps,
         "cost": result.cost, "seconds": result.seconds, "error_class": result.error_class,
         "ended_by": result.ended_by, "normalised": result.normalised_score,
+        "flags": len(result.flags),
     }
 
 

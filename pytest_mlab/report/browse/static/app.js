@@ -268,7 +268,8 @@ function facts(data) {
     ["threshold", `${signed(r.threshold)} → score ${general(data.threshold_score)}`], ["improvement", signed(r.improvement)],
     ["normalised score", num(data.normalised, 3)], ["ended by", r.ended_by || "-"], ["error class", r.error_class || "-"],
     ["steps", r.steps], ["seconds", num(r.seconds)], ["tokens", `${r.tokens_in} in, ${r.tokens_out} out`], ["cost", money(r.cost)],
-    ["containment", data.containment]];
+    ["containment", data.containment],
+    ["rule flags", r.flags.length ? r.flags.map((f) => `${f.check} at ${f.step === null ? "the trial" : `step ${f.step}`}: ${f.sentence}`).join("; ") : "none"]];
   return el("table", { class: "facts", id: "facts" }, el("tbody", {}, rows.map(([k, v]) => el("tr", { "data-fact": k }, td(k), td(String(v))))));
 }
 
