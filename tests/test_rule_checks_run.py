@@ -52,6 +52,25 @@ def test_a_perfect_submission_typed_in_by_hand_is_flagged_and_the_oracles_is_not
         "  submission-by-action at step 2: the scored submission.csv was last written by the "
         "Write File action, not by a script",
     ]
+    # --record writes the flags into results.json (here: into one whose flags were lost).
+    saved = RunResults.read(run_dir / "results.json")
+    for result in saved.results:
+        result.flags = []
+    saved.write(run_dir / "results.json")
+    assert check_main([str(run_dir), "--record"]) == 1
+    rerecorded = RunResults.read(run_dir / "results.json").results
+    again = {r.agent.rpartition(":")[2]: r for r in rerecorded}
+    assert [f.check for f in again["HandWrittenAgent"].flags] == ["answer-read",
+                                                                  "submission-by-action"]
+    assert again["oracle"].flags == []
+
+
+def test_checking_a_folder_that_is_no_run_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check_main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path} holds no traces/ with a trial's trace: not a run folder\n")
 
 
 def test_the_gate_can_leave_flagged_trials_out() -> None:
@@ -71,3 +90,14 @@ def _run_with(flagged: bool) -> RunResults:
     return RunResults.model_validate({"run": {
         "run_id": "r", "started": "", "finished": "", "command": [], "machine": "m",
         "pytest_mlab_version": "0"}, "results": results})
+
+
+def test_a_run_saved_before_the_checks_reads_as_unflagged(tmp_path: Path) -> None:
+    old = _run_with(flagged=False).model_dump(mode="json")
+    old["schema_version"] = 5
+    for record in old["results"]:
+        record["schema_version"] = 5
+        del record["flags"]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(old))
+    assert [r.flags for r in RunResults.read(path).results] == [[], []]
