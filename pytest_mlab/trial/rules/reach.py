@@ -62,7 +62,10 @@ def harness_paths(evidence: TrialEvidence) -> list[RuleFlag]:
     flags = []
     for step in evidence.steps:
         texts = [new_code_of(evidence, step)] if step.action in CODE_ACTIONS else []
-        texts += [value for value in step.args.values() if isinstance(value, str)]
+        # A file's content is not an attempt until code runs it; every other argument
+        # (a file name, a folder, a command) is one.
+        texts += [value for key, value in step.args.items()
+                  if key != "content" and isinstance(value, str)]
         path = next((p for text in texts if (p := _harness_path(text, evidence))), None)
         if path is not None:
             flags.append(RuleFlag(check="harness-path", step=step.step, sentence=(
