@@ -14,13 +14,15 @@ from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
 Version 1 files read as runs that finished. 3 added ``reference_mean`` and
 ``normalised_score`` on a trial and ``summary`` on a run; older files read without them.
 4 added ``final_answer_required`` on a trial; older files read as not requiring one.
-5 added ``containment`` on a trial; older files read as of unknown containment."""
+5 added ``containment`` on a trial; older files read as of unknown containment.
+6 added ``reproduced_score``, ``unreproduced`` and ``strict`` on a trial; older files read
+as trials never reproduced, judged without --mlab-strict."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -108,6 +110,14 @@ class TrialResult(BaseModel):
     normalised_score: float | None = None
     """(score - baseline_mean) / (reference_mean - baseline_mean): 0 at the baseline, 1 at
     the reference; None where a part is missing."""
+    reproduced_score: float | None = None
+    """The score of what the entry script wrote when run again on a clean copy of the final
+    workspace (--mlab-reproduce); None where it was not run or wrote no valid submission."""
+    unreproduced: bool = False
+    """The verdict of a reproduction that did not remake the submission within the task's
+    noise: counted apart wherever rates are shown, and failed with --mlab-strict."""
+    strict: bool = False
+    """Judged with --mlab-strict: an unreproduced trial fails, whatever its score."""
 
     @field_validator("message", "error_class", "ended_by", "baseline_note")
     @classmethod

@@ -28,6 +28,8 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.act import AgentRun, let_agent_act
 from pytest_mlab.trial.judge import judge
+from pytest_mlab.trial.reproduction_run import Reproducer, reproduce
+from pytest_mlab.trial.reproduction_verdict import judge_reproduction
 from pytest_mlab.trial.scoring import ScoringSandbox, score_workspace
 from pytest_mlab.trial.spec import Retention, TrialSpec
 from pytest_mlab.trial.step_scores import score_steps
@@ -65,6 +67,9 @@ class TrialParts:
     """Where the scorer may run the workspace's code; None: scorers that need it fail."""
     require_final_answer: bool = False
     """Fail a trial whose turn ended without a Final Answer, however good its workspace."""
+    reproducer: Reproducer | None = None
+    """Run the entry script again on a clean copy of the final workspace and score it too;
+    None: the trial is not reproduced."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -86,6 +91,7 @@ def run_trial(parts: TrialParts) -> TrialResult:
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation, parts.require_final_answer)
     result.final_answer_required = parts.require_final_answer
+    _reproduce(parts, result)
     result.resumed_from = len(resume.steps) if resume else None
     keep = parts.keep_workspace
     if keep == "all" or (keep == "failed" and not result.success):
@@ -100,6 +106,18 @@ def run_trial(parts: TrialParts) -> TrialResult:
                                              parts.scoring)
         files.result.write_text(result.model_dump_json(), encoding="utf-8")
     return result
+
+
+def _reproduce(parts: TrialParts, result: TrialResult) -> None:
+    """Reproduce a trial the agent finished with a scored submission (a fault's trial is an
+    error already, and a baseline being recorded is the entry script's own run)."""
+    reproducer, baseline = parts.reproducer, parts.baseline
+    if reproducer is None or baseline is None or result.score is None or (
+            result.outcome == "error"):
+        return
+    task = parts.spec.task
+    again = reproduce(task, parts.workspace, parts.data, reproducer, parts.scoring)
+    judge_reproduction(result, again, baseline, task.manifest.entry, reproducer.strict)
 
 
 def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:
