@@ -73,7 +73,7 @@ def test_results_json_carries_pass_at_k_and_normalised_scores_from_its_own_trial
     result = guessing("50,40,garbage,49", 4, "--mlab-pass-k=2")
     result.assert_outcomes(passed=2, failed=2)
     run: dict[str, Any] = json.loads(_newest(pytester, "results.json").read_text())
-    assert run["schema_version"] == 5
+    assert run["schema_version"] == 6
     trials = run["results"]
     assert [t["reference_mean"] for t in trials] == [2.0] * 4
     valid = [t for t in trials if t["score"] is not None]

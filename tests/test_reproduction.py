@@ -36,6 +36,11 @@ def test_a_submission_written_by_hand_is_unreproduced_and_says_both_scores(
     assert "unreproduced: train.py, run again on a clean copy of the final workspace" in message
     assert f"error={record['reproduced_score']:.6g}" in message
     assert message.endswith(" of the submitted error=1")
+    # Counted apart beside the rate: the terminal's table and the report.
+    result.stdout.fnmatch_lines(["task * success * unreproduced * errors *",
+                                 "guess * 1/1 * 1 * 0 *"])
+    (html,) = pytester.path.glob("reports/*/report.html")
+    assert '<span class="badge unreproduced">unreproduced</span>' in html.read_text()
     # The guess starter is deterministic: its sd is 0, so the margin is the floor.
     assert "outside the task's noise (1e-06 of the baseline mean" in message
 
@@ -63,6 +68,8 @@ def test_the_oracle_is_reproduced(
     result = pytester.runpytest("tasks", "--agent=oracle", "--mlab-trials=2", "--mlab-strict",
                                 *mlab_args)
     result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["mlab forecast: reproduction: one more run of the entry script "
+                                 "after each of 2 trials (guess), at most 1m00s in all*"])
     for record in read_results():
         assert record["unreproduced"] is False
         assert record["reproduced_score"] == pytest.approx(record["score"])

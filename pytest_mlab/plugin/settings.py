@@ -77,16 +77,16 @@ class Settings:
         bar = "task's own, else 10%" if threshold is None else f"{threshold:g}"
         if self.overrides.require_final_answer:
             bar += " (Final Answer required)"
-        bar += f" reproduce={self.overrides.reproduce}"
+        reproduce = f"reproduce={self.overrides.reproduce}"
         if self.overrides.strict:
-            bar += " (strict: unreproduced trials fail)"
+            reproduce += " (strict: unreproduced trials fail)"
         trials = f"{self.record_baseline} (recording baselines)" if self.record_baseline else (
             str(self.trials)
         )
         lines = [
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
             f"trials={trials} threshold={bar} gpus={','.join(self.gpus) or 'none'} "
-            f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
+            f"{reproduce} run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
             f"mlab: sandbox={self.sandbox} {self._sandbox_detail(probe)}",
             f"mlab: data key {self._data_key_source()}",
         ]

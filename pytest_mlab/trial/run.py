@@ -112,6 +112,7 @@ def _reproduce(parts: TrialParts, result: TrialResult) -> None:
     """Reproduce a trial the agent finished with a scored submission (a fault's trial is an
     error already, and a baseline being recorded is the entry script's own run)."""
     reproducer, baseline = parts.reproducer, parts.baseline
+    result.strict = reproducer is not None and reproducer.strict
     if reproducer is None or baseline is None or result.score is None or (
             result.outcome == "error"):
         return
