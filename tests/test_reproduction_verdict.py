@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,17 @@ GUESS = Path(__file__).parent / "examples" / "guess" / "task.toml"
 def _task(**changes: object) -> TaskSpec:
     raw = tomllib.loads(GUESS.read_text()) | changes
     return TaskSpec(root=GUESS.parent, manifest=TaskManifest.model_validate(raw))
+
+
+def _prepared(tmp_path: Path, files: dict[str, str] | None = None) -> PreparedData:
+    """Prepared data holding ``files`` as its public part, and no answers."""
+    public, private = tmp_path / "data" / "public", tmp_path / "data" / "private"
+    public.mkdir(parents=True)
+    private.mkdir()
+    for name, text in (files or {}).items():
+        (public / name).write_text(text)
+    write_hashes(public, tmp_path / "data" / "public.sha256.json")
+    return PreparedData(public, private)
 
 
 def _passed(score: float = 8.0) -> TrialResult:
@@ -102,11 +114,7 @@ def test_the_entry_script_makes_the_submission_unless_a_pattern_names_it(
 def test_the_clean_copy_leaves_the_submission_out_and_places_public_data_anew(
     tmp_path: Path,
 ) -> None:
-    public, private = tmp_path / "data" / "public", tmp_path / "data" / "private"
-    public.mkdir(parents=True)
-    private.mkdir()
-    (public / "data.txt").write_text("1\n2\n")
-    write_hashes(public, tmp_path / "data" / "public.sha256.json")
+    data = _prepared(tmp_path, {"data.txt": "1\n2\n"})
     final = tmp_path / "final"
     (final / "empty").mkdir(parents=True)
     (final / "train.py").write_text("print('hi')\n")
@@ -114,7 +122,7 @@ def test_the_clean_copy_leaves_the_submission_out_and_places_public_data_anew(
     (final / "data.txt").write_text("1\n2\n")
     (final / "link").symlink_to("train.py")
     os.mkfifo(final / "pipe")
-    copy = clean_copy(_task(), Workspace(final), PreparedData(public, private),
+    copy = clean_copy(_task(), Workspace(final), data,
                       tmp_path / "copy")
     names = sorted(p.name for p in copy.root.iterdir())
     assert names == ["data.txt", "empty", "link", "train.py"]
@@ -140,3 +148,36 @@ def test_the_forecast_names_the_extra_runs() -> None:
                     "of 2 trials (guess), at most 1m00s in all (the script time limit each), "
                     "at least 1.0s from the starter's runs in validation.json; no LLM cost")
     assert reproduction_lines({}, {}) == []
+
+
+def test_a_sandbox_that_fails_in_the_reproduction_is_the_harness_error(tmp_path: Path) -> None:
+    from pytest_mlab.core.errors import SandboxError
+    from pytest_mlab.trial.reproduction_run import Reproducer, reproduce
+
+    data = _prepared(tmp_path)
+    final = tmp_path / "final"
+    final.mkdir()
+    (final / "train.py").write_text("print('hi')\n")
+
+    def broken(workspace: Workspace) -> Any:
+        raise SandboxError("the engine is gone")
+
+    with pytest.raises(SandboxError, match="the engine is gone"):
+        reproduce(_task(), Workspace(final), data,
+                  Reproducer(broken, 30.0), None)
+
+
+def test_a_final_workspace_without_its_entry_script_is_unreproduced(tmp_path: Path) -> None:
+    from pytest_mlab.trial.reproduction_run import Reproducer, reproduce
+
+    data = _prepared(tmp_path)
+    final = tmp_path / "final"
+    final.mkdir()
+
+    def never(workspace: Workspace) -> Any:
+        raise AssertionError("no sandbox is needed without a script to run")
+
+    again = reproduce(_task(), Workspace(final), data,
+                      Reproducer(never, 30.0), None)
+    assert again == Scored(None, "the entry script train.py is not a file in the final "
+                                 "workspace")
