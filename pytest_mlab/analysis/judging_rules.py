@@ -1,4 +1,5 @@
-"""The rule a trial was judged by: its threshold, and whether a Final Answer was required.
+"""The rule a trial was judged by: its threshold, whether a Final Answer was required, and
+whether an unreproduced trial failed (--mlab-strict).
 
 Success (and so pass@k) depends on it, so two runs judged by different rules cannot be
 compared on success: a strict run beside a lenient one would show a fall that is the
@@ -16,10 +17,11 @@ if TYPE_CHECKING:
 
 def rules_text(trials: Iterable[TrialResult]) -> str:
     """The rules ``trials`` were judged by, in words (one, unless a run mixed them)."""
-    rules = sorted({(r.threshold, r.final_answer_required) for r in trials})
+    rules = sorted({(r.threshold, r.final_answer_required, r.strict) for r in trials})
     return "; ".join(
         f"threshold {threshold * 100:+g}%" + (", Final Answer required" if required else "")
-        for threshold, required in rules
+        + (", unreproduced trials failed" if strict else "")
+        for threshold, required, strict in rules
     )
 
 

@@ -80,6 +80,7 @@ def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
     ks = range(1, n + 1)
     return GroupSummary(
         task=first.task, agent=first.agent, llm=first.llm, n=n, passed=passed,
+        unreproduced=sum(r.unreproduced for r in ran),
         pass_at_k={k: v for k in ks if (v := pass_at_k(passed, n, k)) is not None},
         pass_hat_k={k: v for k in ks if (v := pass_hat_k(passed, n, k)) is not None},
         best_of_k={} if gains is None else {

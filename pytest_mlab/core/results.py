@@ -22,7 +22,9 @@ Version 1 files read as runs that finished. 3 added ``reference_mean`` and
 ``normalised_score`` on a trial and ``summary`` on a run; older files read without them.
 4 added ``final_answer_required`` on a trial; older files read as not requiring one.
 5 added ``containment`` on a trial; older files read as of unknown containment.
-6 added ``flags`` on a trial (the rule checks' findings); older files read as unchecked."""
+6 added ``flags`` (the rule checks' findings), ``reproduced_score``, ``unreproduced`` and
+``strict`` on a trial; older files read as unchecked trials never reproduced, judged without
+--mlab-strict."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -112,6 +114,14 @@ class TrialResult(BaseModel):
     the reference; None where a part is missing."""
     flags: list[RuleFlag] = []
     """What the rule checks found in its trace: each a check, a step and a sentence."""
+    reproduced_score: float | None = None
+    """The score of what the entry script wrote when run again on a clean copy of the final
+    workspace (--mlab-reproduce); None where it was not run or wrote no valid submission."""
+    unreproduced: bool = False
+    """The verdict of a reproduction that did not remake the submission within the task's
+    noise: counted apart wherever rates are shown, and failed with --mlab-strict."""
+    strict: bool = False
+    """Judged with --mlab-strict: an unreproduced trial fails, whatever its score."""
 
     @field_validator("message", "error_class", "ended_by", "baseline_note")
     @classmethod

@@ -18,6 +18,8 @@ class GroupSummary(BaseModel):
     n: int
     """Trials that ran; errors and skips are the harness's and count apart."""
     passed: int
+    unreproduced: int = 0
+    """Trials that ran and were unreproduced, counted apart beside ``passed``."""
     pass_at_k: dict[int, float] = {}
     """k = 1..n: the chance that at least one of k trials passes."""
     pass_hat_k: dict[int, float] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import importlib.util
 import tomllib
@@ -143,6 +144,15 @@ class TaskSpec:
         """Cheap answers (constant, nearest neighbour, a one-feature rule, ...), one script
         each, that must not clear the bar; the starter must beat every one."""
         return self.root / "heuristics"
+
+    @property
+    def entry_makes_submission(self) -> bool:
+        """Whether the submission is what the entry script writes rather than code: no
+        ``submission`` pattern names the entry script. Where one does (``**``, a timing
+        task's code), the scorer runs the code itself and a second run would prove
+        nothing; where none does, running the entry script again must remake it."""
+        entry = self.manifest.entry
+        return not any(fnmatch.fnmatch(entry, pattern) for pattern in self.manifest.submission)
 
     @property
     def prepare_script(self) -> Path:

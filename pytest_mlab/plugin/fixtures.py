@@ -26,6 +26,7 @@ from pytest_mlab.llm.gateway import Gateway
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.plugin.gateway import sandbox_additions
 from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.reproduction import reproducer_for
 from pytest_mlab.plugin.rule_checks import rule_parts
 from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.plugin.warnings import MlabWarning
@@ -287,6 +288,7 @@ def mlab_result(
         action_options=settings.action_options,
         require_final_answer=settings.overrides.require_final_answer,
         **rule_parts(settings, mlab_trial_spec),
+        reproducer=reproducer_for(request.config, mlab_trial_spec, mlab_gpu, mlab_cpus),
         scoring=_scoring(request.config, task, mlab_workspace, mlab_gpu,
                          mlab_trial_spec.mlab_seed, mlab_cpus),
     ))

@@ -19,7 +19,7 @@ from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.resolve import storage_dir
 
 if TYPE_CHECKING:
-    from pytest_mlab.trial.spec import TrialSpec
+    from pytest_mlab.trial.spec import Overrides, TrialSpec
 
 _UNFINISHED = ("Interrupted", "WorkerCrashed")
 """Error classes of the trials a resumed session runs again."""
@@ -73,7 +73,7 @@ class Forecaster:
             return []
         from pytest_mlab.analysis.forecast import Cell, forecast, history, refuses
         from pytest_mlab.analysis.forecast_history import read_history, run_paths, starter_floors
-        from pytest_mlab.report.forecast import forecast_lines, refusal
+        from pytest_mlab.report.forecast import forecast_lines, refusal, reproduction_lines
 
         settings = self.config.stash[SETTINGS_KEY]
         grid = Counter(Cell(spec.task.name, spec.agent, spec.llm) for spec in specs)
@@ -84,6 +84,7 @@ class Forecaster:
         if cap is not None and refuses(result, cap):  # no trial began: no run is written
             raise pytest.UsageError(refusal(result, cap))
         lines = forecast_lines(result, cap, verbose=self.config.get_verbosity() > 0)
+        lines += reproduction_lines(_reproduced(specs, settings.overrides), floors)
         if past.unreadable:
             lines.append(f"mlab forecast: skipped {len(past.unreadable)} unreadable results "
                          f"file(s), e.g. {past.unreadable[0]}")
@@ -96,6 +97,16 @@ class Forecaster:
         if resumed is None:
             return set()
         return {r.nodeid for r in resumed.results if r.error_class not in _UNFINISHED}
+
+
+def _reproduced(specs: Iterable[TrialSpec], overrides: Overrides) -> dict[str, tuple[int, float]]:
+    """Task -> how many of its trials are reproduced, and its script time limit."""
+    runs: dict[str, tuple[int, float]] = {}
+    for spec in specs:
+        if overrides.reproduces(spec.task):
+            count, _ = runs.get(spec.task.name, (0, 0.0))
+            runs[spec.task.name] = (count + 1, overrides.limits_for(spec.task).script_timeout)
+    return runs
 
 
 @pytest.hookimpl(trylast=True)  # after the plugin's own, which resolves the settings

@@ -18,7 +18,7 @@ from pytest_mlab.plugin.gateway_options import add_gateway_options
 from pytest_mlab.plugin.settings import parse_data_key
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
-from pytest_mlab.trial.spec import RETENTIONS
+from pytest_mlab.trial.spec import REPRODUCE_CHOICES, RETENTIONS
 
 
 class _Group:
@@ -38,7 +38,9 @@ class _Group:
 
 
 def add_options(parser: pytest.Parser) -> None:
-    _run_options(_Group(parser, "mlab", "running trials"))
+    run = _Group(parser, "mlab", "running trials")
+    _run_options(run)
+    _reproduction_options(run)
     _sandbox_options(_Group(parser, "mlab-sandbox", "where scripts run"))
     llm = _Group(parser, "mlab-llm", "LLMs and the built-in agents")
     _llm_options(llm)
@@ -100,6 +102,19 @@ def _run_options(option: _Group) -> None:
            "trials keep their results.", metavar="RUN")
     option("--mlab-interactive", "mlab_interactive", "Offer agents the Request Help action, "
            "answered at this terminal (needs -s).", action="store_true")
+
+
+def _reproduction_options(option: _Group) -> None:
+    option("--mlab-reproduce", "mlab_reproduce", "After each trial, run the final "
+           "workspace's entry script once more in a fresh sandbox, on a clean copy of the "
+           "workspace without its submission, and score what it writes; a score outside the "
+           "task's noise of the submitted one (or none) marks the trial unreproduced. auto: "
+           "tasks whose entry script makes the submission (no submission pattern names the "
+           "script). Default: auto.", type=parsers.choice(REPRODUCE_CHOICES),
+           metavar="auto|off", ini="auto or off")
+    option("--mlab-strict", "mlab_strict", "Fail unreproduced trials. Default: off: they "
+           "keep their verdict and are counted apart.", action="store_true", default=None,
+           ini="true: fail unreproduced trials")
 
 
 def _sandbox_options(option: _Group) -> None:

@@ -25,7 +25,7 @@ from pytest_mlab.plugin.resolve import base_dir, lines, resolve
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, best_available
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
-from pytest_mlab.trial.spec import RETENTIONS, Overrides, Retention
+from pytest_mlab.trial.spec import REPRODUCE_CHOICES, RETENTIONS, Overrides, Retention
 
 
 def default_cache_dir() -> Path:
@@ -77,13 +77,16 @@ class Settings:
         bar = "task's own, else 10%" if threshold is None else f"{threshold:g}"
         if self.overrides.require_final_answer:
             bar += " (Final Answer required)"
+        reproduce = f"reproduce={self.overrides.reproduce}"
+        if self.overrides.strict:
+            reproduce += " (strict: unreproduced trials fail)"
         trials = f"{self.record_baseline} (recording baselines)" if self.record_baseline else (
             str(self.trials)
         )
         lines = [
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
             f"trials={trials} threshold={bar} gpus={','.join(self.gpus) or 'none'} "
-            f"run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
+            f"{reproduce} run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
             f"mlab: sandbox={self.sandbox} {self._sandbox_detail(probe)}",
             f"mlab: data key {self._data_key_source()}",
         ]
@@ -125,6 +128,9 @@ def _overrides(config: pytest.Config) -> Overrides:
         threshold=resolve(config, "mlab_threshold", None, parsers.fraction, None),
         require_final_answer=resolve(config, "mlab_require_final_answer", None,
                                      parsers.switch, False),
+        reproduce=resolve(config, "mlab_reproduce", None, parsers.choice(REPRODUCE_CHOICES),
+                          "auto"),
+        strict=resolve(config, "mlab_strict", None, parsers.switch, False),
         max_steps=resolve(config, "mlab_max_steps", None, parsers.positive_int, None),
         max_time=resolve(config, "mlab_max_time", None, parsers.positive_float, None),
         script_timeout=resolve(config, "mlab_script_timeout", None, parsers.positive_float,

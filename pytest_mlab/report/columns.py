@@ -53,6 +53,7 @@ COLUMNS: tuple[Column, ...] = (
            views=_DETAIL),
     Column("mean cost", lambda r: fmt.money(r.mean_cost), lambda r: r.mean_cost,
            views=_DETAIL),
+    Column("unreproduced", lambda r: str(r.unreproduced), lambda r: r.unreproduced),
     Column("errors", lambda r: str(r.errors), lambda r: r.errors),
     Column("skipped", lambda r: str(r.skipped), lambda r: r.skipped),
 )

@@ -3,7 +3,7 @@ rests on, and a trial without history says so instead of getting a number."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pytest_mlab.analysis.forecast import CellForecast, Figure, Forecast
 from pytest_mlab.report import format as fmt
@@ -104,6 +104,25 @@ def forecast_lines(result: Forecast, cap: float | None, *, verbose: bool = False
     if verbose:
         lines += [cell_line(c) for c in result.cells]
     return lines
+
+
+def reproduction_lines(
+    runs: Mapping[str, tuple[int, float]], floors: Mapping[str, float]
+) -> list[str]:
+    """The reproduction's cost (--mlab-reproduce): at most one more run of the entry script
+    per trial, no LLM call. ``runs``: task -> its trials reproduced and its script time
+    limit; ``floors``: task -> its starter's least time in validation.json."""
+    if not runs:
+        return []
+    trials = sum(n for n, _ in runs.values())
+    most = sum(n * limit for n, limit in runs.values())
+    about = ""
+    if all(task in floors for task in runs):
+        least = sum(n * floors[task] for task, (n, _) in runs.items())
+        about = f", at least {fmt.seconds(least)} from the starter's runs in validation.json"
+    return [f"{PREFIX}reproduction: one more run of the entry script after each of "
+            f"{_trials(trials)} ({', '.join(sorted(runs))}), at most {fmt.seconds(most)} in "
+            f"all (the script time limit each){about}; no LLM cost"]
 
 
 def refusal(result: Forecast, cap: float) -> str:

@@ -31,6 +31,8 @@ class Header(BaseModel):
     isolation: list[str]
     """The isolation levels trials actually ran under (a plugin's sandbox may differ)."""
     outcomes: dict[str, int]
+    unreproduced: int = 0
+    """Trials that ran and were unreproduced, whatever their outcome."""
     trials: int
     seconds: float
     tokens: int
@@ -96,6 +98,7 @@ def build_report(
         llms=sorted({r.llm for r in records if r.llm}),
         isolation=sorted({r.isolation for r in records if r.isolation}),
         outcomes={outcome: counts[outcome] for outcome in OUTCOMES},
+        unreproduced=sum(r.unreproduced for r in records),
         trials=len(records),
         seconds=sum(r.seconds for r in records),
         tokens=sum(r.tokens_in + r.tokens_out for r in records),

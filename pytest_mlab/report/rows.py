@@ -15,7 +15,9 @@ from pytest_mlab.core.results import TrialResult
 
 class Row(BaseModel):
     """Rates count the trials that ran (passed or failed); errors and skips are the
-    harness's, not the agent's, so they are counted apart. Means are over trials that ran."""
+    harness's, not the agent's, so they are counted apart. Means are over trials that ran.
+    Unreproduced trials are counted apart too: in the rate as judged (failed with
+    --mlab-strict), and in a count of their own beside it."""
 
     task: str
     analogue_of: str | None = None
@@ -29,6 +31,8 @@ class Row(BaseModel):
     passed: int
     errors: int
     skipped: int
+    unreproduced: int = 0
+    """Trials that ran whose entry script, run again, did not remake their submission."""
     success_rate: float | None
     success_low: float | None
     success_high: float | None
@@ -86,6 +90,7 @@ def _row(
         ran=len(ran), passed=passed,
         errors=sum(r.outcome == "error" for r in group),
         skipped=sum(r.outcome == "skipped" for r in group),
+        unreproduced=sum(r.unreproduced for r in ran),
         success_rate=passed / len(ran) if ran else None, success_low=low, success_high=high,
         valid=len(valid), valid_rate=len(valid) / len(ran) if ran else None,
         improvements=improvements, mean_improvement=_mean(improvements),

@@ -29,6 +29,8 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.act import AgentRun, let_agent_act
 from pytest_mlab.trial.judge import judge
+from pytest_mlab.trial.reproduction_run import Reproducer, reproduce
+from pytest_mlab.trial.reproduction_verdict import judge_reproduction
 from pytest_mlab.trial.rule_facts import rule_facts
 from pytest_mlab.trial.rule_judge import judge_trajectory
 from pytest_mlab.trial.rules import TrialEvidence, check_trial
@@ -75,6 +77,9 @@ class TrialParts:
     rule_judge: LLMClient | None = None
     """The client of --mlab-judge-llm, which asks the rule checker's questions of the
     trajectory; None: only the checks that read the trace run."""
+    reproducer: Reproducer | None = None
+    """Run the entry script again on a clean copy of the final workspace and score it too;
+    None: the trial is not reproduced."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -99,6 +104,7 @@ def run_trial(parts: TrialParts) -> TrialResult:
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation, parts.require_final_answer)
     result.final_answer_required = parts.require_final_answer
+    _reproduce(parts, result)
     result.resumed_from = len(resume.steps) if resume else None
     keep = parts.keep_workspace
     if keep == "all" or (keep == "failed" and not result.success):
@@ -127,6 +133,17 @@ def _check_rules(parts: TrialParts, files: TrialFiles, result: TrialResult) -> N
         if verdict.failure:
             result.message = f"{result.message} (the LLM judge: {verdict.failure})"
     result.flags = flags
+def _reproduce(parts: TrialParts, result: TrialResult) -> None:
+    """Reproduce a trial the agent finished with a scored submission (a fault's trial is an
+    error already, and a baseline being recorded is the entry script's own run)."""
+    reproducer, baseline = parts.reproducer, parts.baseline
+    result.strict = reproducer is not None and reproducer.strict
+    if reproducer is None or baseline is None or result.score is None or (
+            result.outcome == "error"):
+        return
+    task = parts.spec.task
+    again = reproduce(task, parts.workspace, parts.data, reproducer, parts.scoring)
+    judge_reproduction(result, again, baseline, task.manifest.entry, reproducer.strict)
 
 
 def _act(parts: TrialParts, resume: ResumePoint | None) -> AgentRun:

@@ -15,6 +15,9 @@ so that no trial replays a baseline's run."""
 Retention = Literal["all", "failed", "none"]
 """Which trials' workspaces are kept after the run."""
 RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
+Reproduce = Literal["auto", "off"]
+"""auto: reproduce the trials of tasks whose entry script makes the submission."""
+REPRODUCE_CHOICES: tuple[Reproduce, ...] = ("auto", "off")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,13 @@ class Overrides:
     require_final_answer: bool = False
     """Only a trial whose agent submitted a Final Answer may pass (by default the final
     workspace is scored however the turn ended, as in MLAgentBench)."""
+    reproduce: Reproduce = "auto"
+    strict: bool = False
+    """An unreproduced trial fails (by default it keeps its verdict and is counted apart)."""
+
+    def reproduces(self, task: TaskSpec) -> bool:
+        """Whether a trial of ``task`` has its entry script run again after the turn."""
+        return self.reproduce == "auto" and task.entry_makes_submission
 
     def threshold_for(self, task: TaskSpec) -> float:
         """The relative improvement a trial of ``task`` needs to pass."""

@@ -218,6 +218,17 @@ class ScriptsAgent(_Scripted):
         return "done"
 
 
+class TypedAnswerAgent(_Scripted):
+    """Writes submission.txt by hand, through Write File, from the answers a test planted at
+    $MLAB_TEST_ANSWER; the starter is left as it was."""
+
+    def run(self, env: Environment) -> str:
+        answer = Path(os.environ["MLAB_TEST_ANSWER"]).read_text()
+        env.execute("Write File", file_name="submission.txt", content=answer)
+        env.execute("Final Answer", final_answer="wrote the answer by hand")
+        return "done"
+
+
 class ProbeAgent(_Scripted):
     """Writes a hostile train.py (tests/examples/hostile.py) aimed at $MLAB_TEST_PROBE and
     a module named like one the scorer imports, runs the probe once as a script, gives

@@ -41,6 +41,7 @@ def figures(results: Sequence[TrialResult]) -> dict[str, Any]:
         "trials": len(results), "ran": len(ran), "passed": passed,
         "rate": passed / len(ran) if ran else None, "interval": [low, high],
         "errors": sum(r.outcome == "error" for r in results),
+        "unreproduced": sum(r.unreproduced for r in ran),
         "mean_improvement": _mean([r.improvement for r in ran if r.improvement is not None]),
         "mean_normalised": summary.mean_normalised,
         "mean_cost": _mean([r.cost for r in results]),
@@ -58,6 +59,7 @@ def trial_row(index: int, result: TrialResult) -> dict[str, Any]:
         "cost": result.cost, "seconds": result.seconds, "error_class": result.error_class,
         "ended_by": result.ended_by, "normalised": result.normalised_score,
         "flags": len(result.flags),
+        "unreproduced": result.unreproduced,
     }
 
 

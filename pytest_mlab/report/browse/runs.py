@@ -122,6 +122,7 @@ def summary(entry: RunEntry, run: RunResults | str) -> dict[str, Any]:
         "trials": len(results), "ran": len(ran), "passed": passed,
         "interval": [low, high],
         "errors": sum(r.outcome == "error" for r in results),
+        "unreproduced": sum(r.unreproduced for r in ran),
         "cost": sum(r.cost for r in results),
         "facets": [list(f) for f in facets],
         "containment": containment(results),

@@ -32,7 +32,8 @@ const money = (x) => (has(x) ? `$${x.toFixed(4)}` : "-");
 const num = (x, d = 1) => (has(x) ? Number(x).toFixed(d) : "-");
 const general = (x) => (has(x) ? String(Number(x.toPrecision(6))) : "-");
 const interval = (r) => `[${pct(r[0])}, ${pct(r[1])}]`;
-const success = (f) => `${f.passed}/${f.ran} ${interval(f.interval)}`;
+const unreproduced = (f) => (f.unreproduced ? ` (${f.unreproduced} unreproduced)` : "");
+const success = (f) => `${f.passed}/${f.ran} ${interval(f.interval)}${unreproduced(f)}`;
 const outcomeClass = (o) => (o === "error" ? "error-outcome" : o);
 const link = (hash, text, attrs) => el("a", { href: hash, ...(attrs || {}) }, text);
 const hashOf = (view, params) => `#/${view}?${new URLSearchParams(params).toString()}`;
@@ -80,7 +81,7 @@ function runRow(run, refresh) {
   return el("tr", { "data-key": run.key }, td(box), td(link(hashOf("run", { run: run.key }), run.run_id)),
     td(run.started.replace("T", " ").slice(0, 19)), td(run.agents.join(", ")), td(run.models.join(", ") || "-"),
     td(`${run.tasks.length}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
-    td(`${run.passed}/${run.ran} ${interval(run.interval)}`, "num success"),
+    td(success(run), "num success"),
     td(money(run.cost), "num"), td(run.complete ? "complete" : "incomplete"), containmentCell(run.containment));
 }
 
@@ -122,7 +123,8 @@ function attemptsCells(group, k) {
 
 function trialRows(data, key) {
   return data.trials.map((t) => el("tr", {}, td(link(hashOf("trial", { run: key, i: t.index }), `#${t.index}`)),
-    td(t.task), td(t.agent), td(t.llm || "-"), td(t.trial, "num"), td(t.outcome, outcomeClass(t.outcome)),
+    td(t.task), td(t.agent), td(t.llm || "-"), td(t.trial, "num"),
+    td(t.unreproduced ? `${t.outcome}, unreproduced` : t.outcome, outcomeClass(t.outcome)),
     td(general(t.score), "num"), td(signed(t.improvement), "num"), td(t.steps, "num"), td(money(t.cost), "num"),
     td(t.error_class || "")));
 }
@@ -266,7 +268,9 @@ function facts(data) {
   const rows = [["outcome", r.outcome], ["message", r.message], ["score", `${general(r.score)} (${r.metric}, ${r.direction} is better)`],
     ["baseline", `${general(r.baseline_mean)} ± ${general(r.baseline_sd)} (n=${r.baseline_n ?? "-"})`],
     ["threshold", `${signed(r.threshold)} → score ${general(data.threshold_score)}`], ["improvement", signed(r.improvement)],
-    ["normalised score", num(data.normalised, 3)], ["ended by", r.ended_by || "-"], ["error class", r.error_class || "-"],
+    ["normalised score", num(data.normalised, 3)],
+    ["reproduced score", r.reproduced_score == null && !r.unreproduced ? "-" : `${general(r.reproduced_score)}${r.unreproduced ? " (unreproduced)" : ""}`],
+    ["ended by", r.ended_by || "-"], ["error class", r.error_class || "-"],
     ["steps", r.steps], ["seconds", num(r.seconds)], ["tokens", `${r.tokens_in} in, ${r.tokens_out} out`], ["cost", money(r.cost)],
     ["containment", data.containment],
     ["rule flags", r.flags.length ? r.flags.map((f) => `${f.check} at ${f.step === null ? "the trial" : `step ${f.step}`}: ${f.sentence}`).join("; ") : "none"]];
