@@ -1,6 +1,6 @@
 """The rule checks at the end of real trials (issue 40): a perfect submission typed in by
-hand from answers planted in the workspace is flagged; the honest oracle's and the
-starter's trials are not; the flags are in results.json, the report, and the answer of
+hand from answers planted in the workspace is flagged and unreproduced; the honest oracle's
+and the starter's trials are neither; the flags are in results.json, the report, and the answer of
 ``python -m pytest_mlab check RUN``; the gate can leave the flagged trials out."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pytest_mlab.core.results import RunResults
 
 
 @pytest.mark.slow
-def test_a_perfect_submission_typed_in_by_hand_is_flagged_and_the_oracles_is_not(
+def test_a_perfect_submission_typed_in_by_hand_is_flagged_and_unreproduced_and_the_oracles_is_neither(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -31,8 +31,12 @@ def test_a_perfect_submission_typed_in_by_hand_is_flagged_and_the_oracles_is_not
     run.assert_outcomes(passed=2)
     records = {str(r["agent"]).rpartition(":")[2]: r for r in read_results()}
     assert records["oracle"]["flags"] == []
+    assert records["oracle"]["unreproduced"] is False
+    assert records["oracle"]["reproduced_score"] == records["oracle"]["score"]
     cheat = records["HandWrittenAgent"]
     assert cheat["score"] == 1.0  # perfect: the mean absolute error is 0, plus one
+    # Its entry script, the starter it never ran, does not remake that submission.
+    assert cheat["unreproduced"] is True and cheat["reproduced_score"] > 1.0
     assert [(f["check"], f["step"]) for f in cheat["flags"]] == [
         ("answer-read", 1), ("submission-by-action", 2)]
     assert cheat["flags"][1]["sentence"] == (
