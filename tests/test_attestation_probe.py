@@ -116,6 +116,25 @@ def test_interfaces_beside_lo_fail_the_network_check(tmp_path: Path) -> None:
     assert summary.startswith("eth0, lo")
 
 
+def test_a_probe_that_shares_the_host_looks_at_no_process_but_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host_init = {**CONFINED, "Name": "init", "Uid": "0\t0\t0\t0", "Seccomp": "0",
+                 "CapEff": "000001ffffffffff"}
+    proc = fake_proc(tmp_path / "proc", {5: CONFINED, 1: host_init}, "0 0 4294967295\n")
+    (proc / "self/status").write_text((proc / "5/status").read_text())
+    aimed: list[str] = []
+    for name in ("proc_sys_check", "mount_check", "memory_check", "ptrace_check"):
+        monkeypatch.setattr(probe, name, lambda *args, name=name: aimed.append(name))
+    report = probe.probe(9, proc, tmp_path / "no-cgroupfs", host=True)
+    assert aimed == []
+    checks = _checks(report)
+    assert [n for n, c in checks.items() if c["seen"].startswith("not probed: ")] == [
+        "proc_sys", "mount", "process_memory", "ptrace"]
+    assert checks["capabilities"]["seen"] == "all 1 processes: CapEff 0"  # init is not looked at
+    assert report["processes"] == 1
+
+
 class FakeSandbox:
     """Runs the probe's report it was given instead of a probe; counts its runs."""
 
@@ -220,7 +239,9 @@ def test_the_attest_command_prints_the_record_and_fails_on_an_unknown_sandbox(
                            f"--cache-dir={tmp_path}"], capture_output=True, text=True)
     record = Attestation.model_validate_json(done.stdout)
     assert (record.kind, record.isolation) == ("local", "none")
-    # the plain level shows the host's processes, which no launcher confined
+    # the plain level shares the host's processes: what would aim at them is not probed
     assert done.returncode == 1 and not record.passed
-    assert "seccomp" in {c.name for c in record.failed}
+    not_probed = {c.name for c in record.failed if c.seen.startswith("not probed: ")}
+    assert not_probed == {"proc_sys", "mount", "process_memory", "ptrace"}
+    assert {c.name for c in record.checks} >= {"seccomp", "capabilities", "cgroup"}
     assert done.stderr.startswith("local/none: ") and "checks failing: " in done.stderr

@@ -3,6 +3,7 @@ trial at a time (one declared CPU); the second also declares a GPU."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,32 +19,41 @@ import loopback_ray
 import pytest
 from docker_engine import require_docker_engine
 from llm_server import LLMServer, Reply
+from loopback_ray import ClusterProcess
 from react_trial import answer
 
 from pytest_mlab.plugin.remote_scratch import scratch_root
 
 pytestmark = pytest.mark.slow
 GIB = 1 << 30
+GPU_NODE = {"num_cpus": 1, "num_gpus": 1, "memory": 8 * GIB}
+
+
+@dataclass
+class Cluster:
+    """The keeper of the cluster, and the node declared with a GPU."""
+
+    nodes: ClusterProcess
+    gpu_node: str
+
+    @property
+    def address(self) -> str:
+        return self.nodes.address
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
+def cluster() -> Iterator[Cluster]:
     """Head (no CPUs for trials), node A (1 CPU), node B (1 CPU and 1 declared GPU), all
     on the loopback interface (the variable keeps Ray from swapping in another one)."""
-    os.environ.update(loopback_ray.VARIABLES)
-    cluster_utils = pytest.importorskip("ray.cluster_utils")
-    made = cluster_utils.Cluster(initialize_head=True,
-                                 head_node_args={"num_cpus": 0, **loopback_ray.NODE})
-    made.add_node(num_cpus=1, memory=8 * GIB, **loopback_ray.NODE)
-    made.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB, **loopback_ray.NODE)
-    made.wait_for_nodes()
-    yield made
-    made.shutdown()
-
-
-def _gpu_node(cluster: Any) -> Any:
-    return next(node for node in cluster.worker_nodes
-                if node._ray_params.num_gpus)  # the node declared with a GPU
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("Ray is not installed: pip install 'pytest-mlab[ray]'")
+    os.environ.update(loopback_ray.VARIABLES)  # read by the controllers the tests start
+    nodes = ClusterProcess(num_cpus=0)
+    try:
+        nodes.add_node(num_cpus=1, memory=8 * GIB)
+        yield Cluster(nodes, nodes.add_node(**GPU_NODE))
+    finally:
+        nodes.shutdown()
 
 
 def _where(pytester: pytest.Pytester) -> dict[str, list[str]]:
@@ -52,7 +63,7 @@ def _where(pytester: pytest.Pytester) -> dict[str, list[str]]:
 
 
 def test_more_trials_than_a_node_holds_end_as_locally(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
     recorded("guess")
@@ -70,7 +81,7 @@ def test_more_trials_than_a_node_holds_end_as_locally(
     ]
 
 
-def _gpu_trials_on_the_cluster(pytester: pytest.Pytester, cluster: Any, root: Path,
+def _gpu_trials_on_the_cluster(pytester: pytest.Pytester, cluster: Cluster, root: Path,
                                trials: int, mlab_args: list[str]) -> None:
     """Run ``trials`` oracle trials of the task at ``root``, made to ask for a GPU."""
     manifest = root / "task.toml"
@@ -83,11 +94,11 @@ def _gpu_trials_on_the_cluster(pytester: pytest.Pytester, cluster: Any, root: Pa
 
 
 def test_a_gpu_task_runs_only_where_a_gpu_is_declared(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str],
 ) -> None:
     _gpu_trials_on_the_cluster(pytester, cluster, recorded("guess"), 2, mlab_args)
-    gpu_node = _gpu_node(cluster).node_id[:12]
+    gpu_node = cluster.gpu_node[:12]
     assert all(nodes == [nodes[0]] and gpu_node in nodes[0]
                for nodes in _where(pytester).values()), _where(pytester)
 
@@ -98,7 +109,7 @@ def _first_step(trace: Path) -> float:
 
 
 def test_trials_that_wait_for_one_node_start_in_the_order_submitted(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
     """The controller submits the longest first (here, none timed: collection order);
@@ -111,7 +122,7 @@ def test_trials_that_wait_for_one_node_start_in_the_order_submitted(
 
 
 def _lose_a_node_mid_run(
-    pytester: pytest.Pytester, cluster: Any, mlab_args: list[str],
+    pytester: pytest.Pytester, cluster: Cluster, mlab_args: list[str],
     monkeypatch: pytest.MonkeyPatch, *extra: str,
 ) -> str:
     """Two waiting trials, one on each worker node; the GPU node is removed once both have
@@ -128,20 +139,18 @@ def _lose_a_node_mid_run(
     while len(list(probes.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)
     assert len(list(probes.iterdir())) == 2, "the two trials never started"
-    doomed = _gpu_node(cluster)
-    cluster.remove_node(doomed)
+    doomed = cluster.gpu_node
+    cluster.nodes.remove_node(doomed)
     try:
         run.wait(timeout=300)
     finally:
         output.close()
-        cluster.add_node(num_cpus=1, num_gpus=1, memory=8 * GIB,
-                         **loopback_ray.NODE)
-    lost: str = doomed.node_id[:12]
-    return lost
+        cluster.gpu_node = cluster.nodes.add_node(**GPU_NODE)
+    return doomed[:12]
 
 
 def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -154,7 +163,7 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
 
 
 def test_a_trial_lost_with_its_node_runs_again_with_retries(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -171,7 +180,7 @@ def test_a_trial_lost_with_its_node_runs_again_with_retries(
 
 
 def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_folder(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -216,7 +225,7 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
 
 
 def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -235,7 +244,7 @@ def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
 
 
 def test_the_session_cost_cap_counts_what_every_node_spent(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
     server: LLMServer,
 ) -> None:
@@ -257,7 +266,7 @@ def test_the_session_cost_cap_counts_what_every_node_spent(
 
 
 def test_a_trial_on_a_node_runs_at_the_priority_it_has_locally(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Ray starts its workers at niceness 15; a trial's session and scripts, started by
@@ -277,7 +286,7 @@ def test_a_trial_on_a_node_runs_at_the_priority_it_has_locally(
 
 
 def test_remote_trials_show_their_steps_live_at_verbose(
-    pytester: pytest.Pytester, cluster: Any, recorded: Callable[[str], Path],
+    pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     recorded("guess")

@@ -109,7 +109,9 @@ def _probe(kind: str, isolation: str, image: str,
                            run_id=f"attest-{os.getpid()}")
         sandbox = maker(kind, spec)
         try:
-            argument = json.dumps({"port": listener.getsockname()[1]})
+            # The plain local level shares the host's processes: the probe must not aim at them.
+            shares_host = kind == "local" and isolation == "none"
+            argument = json.dumps({"port": listener.getsockname()[1], "host": shares_host})
             source = Path(attestation_probe.__file__).read_text(encoding="utf-8")
             result = sandbox.run([sys.executable, "-c", source, argument], PROBE_SECONDS)
         finally:

@@ -7,6 +7,10 @@ pytest-mlab. It only ever looks and opens: a file opened for writing is closed u
 a mount that succeeds is undone at once, and a trace is taken with ``PTRACE_SEIZE``,
 which, unlike ``PTRACE_ATTACH``, never stops the process (the kernel's permission check
 is the same), and is dropped when the probe exits.
+
+Where the sandbox shares the host's processes and ``/proc`` (the local sandbox's level
+``none``), those would be the host's own: the probe then aims at nothing outside its own
+process, and each check that needs another target fails, saying it was not probed.
 """
 
 from __future__ import annotations
@@ -240,9 +244,20 @@ def _guarded(name: str, probe: Any, *args: Any) -> Any:
         return check(name, False, f"the probe could not look: {type(exc).__name__}: {exc}")
 
 
+def own_process(proc: Path) -> list[tuple[int, dict[str, str]]]:
+    """The probe's own process, as ``processes`` lists it."""
+    return [(os.getpid(), status_fields((proc / "self/status").read_text()))]
+
+
+def not_probed(name: str) -> Check:
+    return check(name, False, "not probed: the sandbox shares the host's processes and "
+                 "/proc, and nothing keeps a script from them")
+
+
 def probe(port: int, proc: Path = Path("/proc"), cgroups: Path = Path("/sys/fs/cgroup"),
-          scratch: str | None = None) -> dict[str, Any]:
-    """Every check, and the facts the result records."""
+          scratch: str | None = None, host: bool = False) -> dict[str, Any]:
+    """Every check, and the facts the result records; with ``host`` (a sandbox that shares
+    the host's processes) no check looks beyond the probe's own process and groups."""
     checks: list[Check] = []
     facts: dict[str, Any] = {}
     try:
@@ -250,25 +265,27 @@ def probe(port: int, proc: Path = Path("/proc"), cgroups: Path = Path("/sys/fs/c
         checks.append(uid)
     except Exception as exc:
         checks.append(check("uid_map", False, f"the probe could not look: {exc}"))
-    found = processes(proc)
+    found = own_process(proc) if host else processes(proc)
     checks += process_checks(found)
-    checks.append(_guarded("proc_sys", proc_sys_check, proc))
+    checks.append(not_probed("proc_sys") if host else _guarded("proc_sys", proc_sys_check, proc))
     checks.append(_guarded("cgroup", cgroup_check, proc, cgroups))
-    checks.append(_guarded("mount", mount_check, scratch or tempfile.gettempdir()))
+    checks.append(not_probed("mount") if host
+                  else _guarded("mount", mount_check, scratch or tempfile.gettempdir()))
     try:
         network, facts["network"] = network_checks(proc, port)
         checks += network
     except Exception as exc:
         checks.append(check("network_interfaces", False, f"the probe could not look: {exc}"))
         facts["network"] = "unknown"
-    checks.append(_guarded("process_memory", memory_check, proc, [pid for pid, _ in found]))
-    checks.append(_guarded("ptrace", ptrace_check))
-    modes = sorted({fields.get("Seccomp", "?") for _, fields in found})
-    facts["seccomp"] = modes
+    others = [pid for pid, _ in found]
+    checks.append(not_probed("process_memory") if host
+                  else _guarded("process_memory", memory_check, proc, others))
+    checks.append(not_probed("ptrace") if host else _guarded("ptrace", ptrace_check))
+    facts["seccomp"] = sorted({fields.get("Seccomp", "?") for _, fields in found})
     facts["processes"] = len(found)
     return {"checks": checks, **facts}
 
 
 if __name__ == "__main__":
     arguments = json.loads(sys.argv[1])
-    print(json.dumps(probe(int(arguments["port"]))))
+    print(json.dumps(probe(int(arguments["port"]), host=bool(arguments.get("host")))))

@@ -49,6 +49,12 @@ LINE_BYTES = 4096
 # Lines the child wrote that the scorer has not read yet: a child that floods its
 # protocol stream then waits on the pipe instead of filling the scorer's memory.
 _QUEUED_LINES = 64
+ONE_THREAD_ENV = {name: "1" for name in (
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS")}
+"""Set for a ``one_thread`` program under its own ``env``: a pool numpy's BLAS starts on
+import spins on a core of its own for a while, which the watch rightly counts as a
+second thread at work."""
 _EXIT_WAIT = 5.0
 """Seconds the scorer waits for a killed child to be gone."""
 
@@ -106,10 +112,11 @@ class TimedChild:
         self.deadline = deadline
         self.watch: ChildWatch | None = None
         driver = DRIVER_HEAD + program.adapter + DRIVER_LOOP
+        env = {**ONE_THREAD_ENV, **program.env} if program.one_thread else program.env
         # Marks the child's command line, for the watch to find it by.
         self.token = f"mlab-child-{secrets.token_hex(8)}"
         self.proc = runner.start([sys.executable, "-I", "-B", "-c", driver, self.token,
-                                  program.function, json.dumps(dict(program.env)),
+                                  program.function, json.dumps(dict(env)),
                                   *program.args])
         self._lines: queue.Queue[str | None] = queue.Queue(_QUEUED_LINES)
         self._too_long = False

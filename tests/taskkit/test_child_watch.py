@@ -188,6 +188,6 @@ def test_more_cpu_time_than_the_call_took_is_refused(
     monkeypatch.setattr(watch, "_cpu", lambda: next(clock))
     with pytest.raises(InvalidSubmission) as caught, watch.call(lambda problem: None):
         time.sleep(0.05)
-    assert str(caught.value).startswith("train.py ran more than one thread at once (1000.0 ms "
+    assert str(caught.value).startswith("train.py ran more than one thread at once (1000.000 ms "
                                         "of CPU time in a ")
     assert str(caught.value).endswith(" ms call); it must use one.")
