@@ -18,7 +18,7 @@ from pytest_mlab.core.results import RunResults
 
 
 @pytest.mark.slow
-def test_a_perfect_submission_typed_in_by_hand_is_flagged_and_unreproduced_and_the_oracles_is_neither(
+def test_a_hand_typed_perfect_submission_is_flagged_and_unreproduced_the_oracles_neither(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -16,11 +16,6 @@ from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.core.version import __version__
 
 BASELINE_SCHEMA_VERSION = 1
-TIE_SDS = 3.0
-"""Two single runs whose scores differ by no more than this many of the starter's standard
-deviations are a tie: a heuristic as good as the starter lands on either side of its mean by
-chance, and so does one script run twice (a timing task's run, threads summing in another
-order)."""
 
 
 BaselineSource = Literal["recorded", "per-machine", "per-session"]

@@ -38,8 +38,9 @@ def scoring_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-WORDING = {"mirrors", "differs", "data_source", "research_problem", "tags"}
-"""The keys of task.toml that no validation figure depends on."""
+WORDING = {"mirrors", "differs", "data_source", "research_problem", "tags", "answers"}
+"""The keys of task.toml that no validation figure depends on (``answers`` only names files
+for the rule checks)."""
 LATER_SETTINGS = {("resources", "files"): 100_000}
 """Settings added after rows were validated, with their defaults: at its default, a setting
 moves no row (the figures were measured under it, only it had no name yet)."""

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_mlab.core.baseline import TIE_SDS, Baseline
+from pytest_mlab.core.baseline import Baseline
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.trial.scoring import Scored
 
+REPRODUCED_SDS = 3.0
+"""A reproduced score within this many of the starter's standard deviations of the submitted
+one is the same result: one script run twice lands, like two seeds of the starter, on either
+side of its mean by chance (threads summing in another order, a timing task's load). It is
+the margin validation calls two single runs a tie within (its REPRODUCED_SDS)."""
 RELATIVE_FLOOR = 1e-6
 """The margin, as a fraction of the baseline's mean, where its sd is smaller: a deterministic
 starter measures an sd of 0, and the same script run twice may still round differently."""
@@ -24,12 +29,12 @@ class Margin:
 
 
 def noise_margin(baseline: Baseline) -> Margin:
-    """The task's noise: ``TIE_SDS`` baseline standard deviations, the margin validation
-    calls two single runs a tie within, and never less than ``RELATIVE_FLOOR``."""
-    spread = TIE_SDS * baseline.sd
+    """The task's noise: ``REPRODUCED_SDS`` baseline standard deviations, and never less
+    than ``RELATIVE_FLOOR``."""
+    spread = REPRODUCED_SDS * baseline.sd
     floor = RELATIVE_FLOOR * abs(baseline.mean)
     if spread >= floor:
-        return Margin(spread, f"the task's noise ({TIE_SDS:g} baseline sd = {spread:.3g})")
+        return Margin(spread, f"the task's noise ({REPRODUCED_SDS:g} baseline sd = {spread:.3g})")
     return Margin(floor, f"the task's noise ({RELATIVE_FLOOR:g} of the baseline mean = "
                          f"{floor:.3g}, its sd being {baseline.sd:.3g})")
 

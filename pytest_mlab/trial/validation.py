@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_mlab.core.baseline import TIE_SDS, Baseline, summarize
+from pytest_mlab.core.baseline import Baseline, summarize
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.agent import AgentContext
@@ -21,6 +21,10 @@ from pytest_mlab.trial.spec import TRIAL_SEEDS, Overrides, TrialSpec
 
 NOISE_SDS = 5.0
 """The bar must stand this many baseline standard deviations above the baseline's mean."""
+TIE_SDS = 3.0
+"""A heuristic beats the starter only when it does better by more than this many starter
+standard deviations: a single run of a timing task's heuristic as fast as the starter
+lands on either side of its mean by chance."""
 SEEDS = 5
 SOLUTION_TRIALS = 3
 REGENERATE = "regenerate-from-seed"
