@@ -41,6 +41,10 @@ def test_a_hand_typed_perfect_submission_is_flagged_and_unreproduced_the_oracles
         ("answer-read", 1), ("submission-by-action", 2)]
     assert cheat["flags"][1]["sentence"] == (
         "the scored submission.csv was last written by the Write File action, not by a script")
+    # Counted apart beside the rate in the terminal's table: one trial each of the cheat's.
+    run.stdout.fnmatch_lines(["task * agent * success * unreproduced * flagged * errors *",
+                              "planted * oracle * 1/1 * 0 * 0 * 0 *",
+                              "planted *:HandWrittenAgent * 1/1 * 1 * 1 * 0 *"])
     report = next(pytester.path.glob("reports/*/report.html")).read_text()
     assert "submission-by-action at step 2: the scored submission.csv" in report
 

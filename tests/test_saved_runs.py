@@ -90,6 +90,15 @@ def test_a_worse_run_trips_the_gate_with_one_line(pytester: pytest.Pytester, run
     assert row in page
 
 
+def test_the_header_says_when_flagged_trials_are_left_out(
+    pytester: pytest.Pytester, run: Run
+) -> None:
+    run("good", "--mlab-save")
+    result = run("good", "--mlab-compare", "--mlab-compare-leave-flagged")
+    result.stdout.fnmatch_lines([
+        "mlab: comparing with *0001_*.json; without the trials the rule checks flagged"])
+
+
 def test_a_rerun_of_the_same_quality_passes_even_with_failed_trials(
     pytester: pytest.Pytester, run: Run
 ) -> None:
@@ -132,7 +141,7 @@ def test_the_markdown_summary_holds_the_table_and_the_verdict(
     run("bad", f"--mlab-compare={baseline.relative_to(pytester.path)}",
         "--mlab-compare-fail=success:-10%", "--mlab-report-md=ci/summary.md")
     text = (pytester.path / "ci" / "summary.md").read_text()
-    assert f"| guess | {AGENT} | - | 0/6 | +0.0% | 6 | 0% | - | 0 | 0 |" in text
+    assert f"| guess | {AGENT} | - | 0/6 | +0.0% | 6 | 0% | - | 0 | 6 | 0 | 0 |" in text
     assert f"### Compared with `{baseline.relative_to(pytester.path)}`" in text
     row = f"| guess | {AGENT} | - | success | 6/6 | 0/6 | -100% | 0.016 | 0.016 | McNemar |"
     assert row in text

@@ -102,7 +102,8 @@ class SavedRuns:
                                                    *filter(None, [self.options.drop])))
         return f"mlab: comparing with {self.options.baseline}" + (
             f"; gate {gate} at alpha {self.options.alpha:g}" if gate else ""
-        )
+        ) + ("; without the trials the rule checks flagged" if self.options.leave_flagged
+             else "")
 
     def pytest_mlab_run_written(
         self, session: pytest.Session, run: RunResults

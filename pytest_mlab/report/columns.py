@@ -54,6 +54,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("mean cost", lambda r: fmt.money(r.mean_cost), lambda r: r.mean_cost,
            views=_DETAIL),
     Column("unreproduced", lambda r: str(r.unreproduced), lambda r: r.unreproduced),
+    Column("flagged", lambda r: str(r.flagged), lambda r: r.flagged),
     Column("errors", lambda r: str(r.errors), lambda r: r.errors),
     Column("skipped", lambda r: str(r.skipped), lambda r: r.skipped),
 )

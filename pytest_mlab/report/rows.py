@@ -33,6 +33,8 @@ class Row(BaseModel):
     skipped: int
     unreproduced: int = 0
     """Trials that ran whose entry script, run again, did not remake their submission."""
+    flagged: int = 0
+    """Trials that ran in which a rule check found something (their flags)."""
     success_rate: float | None
     success_low: float | None
     success_high: float | None
@@ -91,6 +93,7 @@ def _row(
         errors=sum(r.outcome == "error" for r in group),
         skipped=sum(r.outcome == "skipped" for r in group),
         unreproduced=sum(r.unreproduced for r in ran),
+        flagged=sum(bool(r.flags) for r in ran),
         success_rate=passed / len(ran) if ran else None, success_low=low, success_high=high,
         valid=len(valid), valid_rate=len(valid) / len(ran) if ran else None,
         improvements=improvements, mean_improvement=_mean(improvements),
