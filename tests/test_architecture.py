@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import get_args
@@ -36,6 +37,16 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
     return {name for name in found if name.split(".")[0] == "pytest_mlab"}
+
+
+def test_every_package_is_in_the_built_distribution() -> None:
+    """A folder of the package left out of pyproject's list imports here (the checkout is on
+    the path) and fails in a built install, such as the images'."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    package = REPO / "pytest_mlab"
+    found = {".".join(init.parent.relative_to(REPO).parts) for init in package.rglob("__init__.py")}
+    assert found - listed == set()
 
 
 def test_modules_and_functions_stay_small() -> None:

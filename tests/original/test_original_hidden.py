@@ -75,9 +75,9 @@ def test_the_sandbox_shows_the_caches_empty_and_the_scorer_reads_them(
     (record,) = read_results()
     # The scorer found the labels in the cache: the train mean 30 against y = 61..79.
     assert record["score"] == pytest.approx(40.0), record["message"]
-    # The baseline's, the trial's, after the attestation's probe.
+    # The baseline's, the trial's and its reproduction's, after the attestation's probe.
     _, *trials = engine.containers.started
-    assert len(trials) == 2
+    assert len(trials) == 3
     for container in trials:
         tmpfs = container.kwargs["tmpfs"]
         assert (tmpfs[str(hf_home)], tmpfs[str(datasets)]) == ("ro", "ro")

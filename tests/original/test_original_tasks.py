@@ -248,11 +248,11 @@ def test_a_gpu_task_gets_its_leased_device_from_the_docker_sandbox(
     assert record["message"] == "rows: mae=40 is 0.0% better than baseline 40 (needed 10%)"
     # The starter wrote the CUDA_VISIBLE_DEVICES it saw inside the container.
     assert (Path(record["workspace"]) / "seen_gpus.txt").read_text() == "3"
-    # The baseline's container and the trial's: each asked the engine for the leased GPU
-    # alone, no network, from the image named, and each was removed.
+    # The baseline's container, the trial's and its reproduction's: each asked the engine
+    # for the leased GPU alone, no network, from the image named, and each was removed
     # (after the attestation's probe, which the session ran in a container first).
     _, *trials = engine.containers.started
-    assert len(trials) == 2
+    assert len(trials) == 3
     for container in trials:
         run = container.kwargs
         (request,) = run["device_requests"]
