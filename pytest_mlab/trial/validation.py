@@ -1,7 +1,8 @@
 """Does a task measure ML work? Its starter over several seeds gives a real mean and spread;
 the bar must stand well clear of that noise; the reference solution must clear it every
 time; the null submission and every cheap heuristic must not; and the starter must beat
-every heuristic, or the bar would reward a trick."""
+every heuristic, or the bar would reward a trick. A task's ladder (core/ladder.py) runs
+over the starter's seeds, and trial/ladder.py checks it."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mlab.core.baseline import Baseline, summarize
+from pytest_mlab.core.ladder import Rung, missing_rungs, rung_of
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.agent import AgentContext
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.trial.agents import load_agent
 from pytest_mlab.trial.fresh import SandboxMaker, run_fresh
+from pytest_mlab.trial.ladder import check_reference_on_top, check_short_of_bar, climb
 from pytest_mlab.trial.spec import TRIAL_SEEDS, Overrides, TrialSpec
 
 NOISE_SDS = 5.0
@@ -47,6 +50,9 @@ class Validation:
     solution_seconds: list[float] = field(default_factory=list)
     null: str = ""
     heuristics: dict[str, float | None] = field(default_factory=dict)
+    """The cheap heuristics' scores, one run each."""
+    ladder: dict[str, Rung] = field(default_factory=dict)
+    """The ladder's rungs by name, each over the starter's seeds; empty for a task without."""
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""
     """What the figures depend on (core/validation_fingerprint.py), and its parts."""
@@ -80,8 +86,9 @@ def _runs(
 
 def validate(task: TaskSpec, data: PreparedData, make: SandboxMaker,
              seeds: int = SEEDS) -> Validation:
-    """Run the starter over ``seeds`` seeds, the solution, the null submission and every
-    heuristic, and check each rule; ``problems`` says in a sentence each what failed."""
+    """Run the starter over ``seeds`` seeds, the solution, the null submission, every cheap
+    heuristic once and each rung of the ladder over the starter's seeds, and check each
+    rule; ``problems`` says in a sentence each what failed."""
     metric = task.manifest.metric
     check = Validation(task.name, task.manifest.mirrors, metric.name, metric.direction,
                        Overrides().threshold_for(task))
@@ -109,11 +116,29 @@ def validate(task: TaskSpec, data: PreparedData, make: SandboxMaker,
         check.null = null.message
         if null.success:
             check.problems.append(f"the null submission passes: {null.message}")
-    for folder in sorted(p for p in task.heuristics_dir.glob("*") if p.is_dir()):
+    folders = sorted(p for p in task.heuristics_dir.glob("*") if p.is_dir())
+    for folder in (f for f in folders if rung_of(f.name) is None):
         (run,) = _runs(task, data, make, folder, "oracle", once, baseline)
         _check_heuristic(check, folder.name, run, mean, sd)
+    ladder = climb(folders, lambda folder: _runs(task, data, make, folder, "oracle",
+                                                 range(seeds), baseline),
+                   mean, check.direction, check.problems)
+    _check_ladder(check, [f.name for f in folders], ladder, sd)
     _check_times(check, task)
     return check
+
+
+def _check_ladder(check: Validation, folders: list[str], ladder: dict[str, Rung],
+                  sd: float) -> None:
+    check.ladder = ladder
+    missing = missing_rungs(folders)
+    if missing:
+        check.problems.append("the task has a ladder but no heuristics/" + ", heuristics/"
+                              .join(missing) + ": a ladder has every rung")
+    mean = check.mean_sd[0]
+    check.problems += check_short_of_bar(ladder, check.threshold, mean, sd, check.direction)
+    check.problems += check_reference_on_top(ladder, check.solution, check.metric, mean,
+                                             check.direction)
 
 
 def _check_noise(check: Validation, mean: float, sd: float) -> None:
