@@ -36,7 +36,7 @@ def call(fn, inputs, context):
 PROGRAM = ChildProgram(function="conv2d_forward", adapter=_ADAPTER, env=CHILD_ENV,
                        one_thread=True)
 TIMING = ConvTiming(
-    timed=((4, 32, 32, 8), (3, 3, 8, 16), 1, 1),
+    timed=((16, 32, 32, 8), (3, 3, 8, 16), 1, 1),
     # Other shapes, stride and padding, so a function that only handles the timed case fails.
     check=((3, 11, 9, 5), (4, 4, 5, 7), 2, 2),
     # Many short calls rather than a few long ones: on a shared machine the fastest of them

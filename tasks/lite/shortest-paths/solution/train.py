@@ -1,7 +1,8 @@
 """Learn all-pairs shortest-path predecessors from small graphs and predict them on larger ones.
 
-The processor is aligned with the algorithm: a network learns a positive cost for each
-road from its measurements, and min-plus message passing (Bellman-Ford relaxation,
+The processor is aligned with the algorithm: a network learns the log of each road's cost
+from its measurements (a cost that grows multiplicatively with a measurement is then a
+straight line to learn), and min-plus message passing (Bellman-Ford relaxation,
 d[s, v] <- min(d[s, v], min_u d[s, u] + cost[u, v])) runs once per node of the graph,
 so it reaches every path whatever the graph's size. The pointer head scores each
 neighbour k of j by -(d[s, k] + cost[k, j]). Training back-propagates through the
@@ -23,7 +24,8 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 3
+# Validation accuracy stops rising by about 30 epochs (10 gave 0.986, 20 0.993, 40 0.994).
+EPOCHS = 30
 BATCH_SIZE = 50
 # Stands for "no road": large enough never to be on a shortest path, finite for autograd.
 NO_ROAD = 1e4
@@ -45,7 +47,8 @@ class MinPlusNetwork(nn.Module):
     def forward(self, adjacency: torch.Tensor, edge_features: torch.Tensor) -> torch.Tensor:
         """logits[b, s, j, k]: k precedes j on the shortest path from s; -inf off the roads."""
         n = adjacency.shape[1]
-        cost = nn.functional.softplus(self.cost(edge_features).squeeze(-1))
+        # Clamped below NO_ROAD's log so that a road always costs less than no road.
+        cost = self.cost(edge_features).squeeze(-1).clamp(-8.0, 8.0).exp()
         cost = torch.where(adjacency, cost, torch.full_like(cost, NO_ROAD))
         eye = torch.eye(n, dtype=torch.bool)
         distance = torch.where(eye, torch.zeros_like(cost), cost)  # (b, s, v)
