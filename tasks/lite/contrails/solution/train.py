@@ -32,7 +32,7 @@ torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
 VALIDATION = 200
-EPOCHS = 5
+EPOCHS = 80
 BATCH = 16
 CROP = 32  # train on random crops: a quarter of the arithmetic per frame
 
