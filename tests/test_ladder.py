@@ -58,6 +58,22 @@ def test_a_small_change_must_fall_short_of_the_bar_by_its_noise(
         assert "raise the bar or strengthen the starter" in problems[0]
 
 
+@pytest.mark.parametrize(("direction", "scores", "threshold", "fails"), [
+    # a time at 5% of the starter's: the starter's 4% spread moves its gain by 0.2%, not 4%
+    ("lower", [0.049, 0.050, 0.048], 0.98, False),
+    # an accuracy 20% above the starter's: its 2% spread moves the gain by 2.4%
+    ("higher", [0.600, 0.600, 0.600], 0.27, True),
+    ("higher", [0.600, 0.600, 0.600], 0.28, False),
+])
+def test_the_starters_noise_moves_a_gain_in_proportion_to_the_rungs_score(
+    direction: str, scores: list[float], threshold: float, fails: bool
+) -> None:
+    baseline, starter_sd = (1.0, 0.04) if direction == "lower" else (0.5, 0.01)
+    ladder = {"one-line": Rung("one-line", scores).measure(baseline, direction)}
+    problems = check_short_of_bar(ladder, threshold, baseline, starter_sd, direction)
+    assert bool(problems) is fails
+
+
 def test_a_recipe_may_clear_the_bar_but_not_beat_the_reference() -> None:
     ladder = {"recipe": Rung("recipe", [70.0, 70.0]).measure(100.0, "lower")}
     assert check_short_of_bar(ladder, 0.10, 100.0, 1.0, "lower") == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -115,8 +116,8 @@ def test_a_changed_solution_heuristic_or_bar_makes_a_task_stale(current_suite: P
     heuristic = next(p for p in (current_suite / "parkinsons" / "heuristics").iterdir())
     (heuristic / "note.txt").write_text("new\n")
     manifest = current_suite / "titanic" / "task.toml"
-    manifest.write_text(manifest.read_text().replace("[metric]\n", "threshold = 0.5\n\n"
-                                                     "[metric]\n", 1))
+    manifest.write_text(re.sub(r"^threshold = .*$", "threshold = 0.5", manifest.read_text(),
+                               count=1, flags=re.MULTILINE))
     assert load_task(manifest).manifest.threshold == 0.5
     stale = stale_tasks(current_suite)
     assert sorted(stale) == ["parkinsons", "tiny-lm", "titanic"]

@@ -12,8 +12,11 @@ from pytest_mlab.core.ladder import MUST_FAIL, RUNG_WORDS, Rung, relative_gain, 
 from pytest_mlab.core.results import TrialResult
 
 MARGIN_SDS = 3.0
-"""A rung that must fail the bar falls short of it by this many standard deviations: its
-own over the seeds, or the starter's where that is larger."""
+"""A rung that must fail the bar falls short of it by this many standard deviations of its
+gain: its own over the seeds, or the starter's where that is larger. The starter's noise
+moves a gain in proportion to the rung's score over the baseline's (the gain is that ratio
+less 1, or 1 less it), so a rung near a bounded gain's limit, a time near zero, is not held
+to the starter's full spread."""
 
 Runner = Callable[[Path], list[TrialResult]]
 """Runs a heuristic folder over the starter's seeds."""
@@ -43,9 +46,10 @@ def check_short_of_bar(ladder: dict[str, Rung], threshold: float, baseline: floa
     problems = []
     for name in MUST_FAIL:
         rung = ladder.get(name)
-        if rung is None or rung.gain is None or rung.gain_sd is None:
+        if rung is None or rung.mean is None or rung.gain is None or rung.gain_sd is None:
             continue
-        margin = MARGIN_SDS * max(rung.gain_sd, starter_sd / abs(baseline))
+        starter_noise = abs(rung.mean / baseline) * starter_sd / abs(baseline)
+        margin = MARGIN_SDS * max(rung.gain_sd, starter_noise)
         best = max(relative_gain(s, baseline, direction) for s in rung.scores if s is not None)
         if rung.gain + margin >= threshold or best >= threshold:
             problems.append(
