@@ -25,7 +25,6 @@ VALIDATION_FRACTION = 0.1
 TRIED = 10
 
 
-
 def make_model() -> nn.Module:
     return nn.Sequential(
         nn.Conv2d(1, 6, kernel_size=5),
