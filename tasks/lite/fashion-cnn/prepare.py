@@ -2,7 +2,8 @@
 
 The images come from the Debian package dataset-fashion-mnist (the original IDX files
 of Xiao, Rasul and Vollgraf, 2017), so preparing needs no network. Training images are
-drawn from the original training set and test images from the original test set.
+drawn from the original training set; the test images are the whole original test set, in
+a drawn order, so that the score's sampling noise stays well below the gains it ranks.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pytest_mlab.taskkit.secret import secret_rng
 from pytest_mlab.taskkit.sources import load_fashion_mnist
 
 N_TRAIN = 6000
-N_TEST = 2000
+N_TEST = 10000
 
 
 def prepare(public: Path, private: Path) -> None:

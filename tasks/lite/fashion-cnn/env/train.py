@@ -1,7 +1,7 @@
 """Classify Fashion-MNIST images with a small CNN and write submission.csv.
 
-A plain starting point: a LeNet-style network trained briefly with Adam and a one-cycle
-learning-rate schedule.
+A plain starting point: a LeNet-style network trained with Adam and a one-cycle
+learning-rate schedule until its validation accuracy levels off.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 6
+EPOCHS = 20
 BATCH_SIZE = 64
 LEARNING_RATE = 3e-3
 VALIDATION_FRACTION = 0.1

@@ -1,8 +1,9 @@
 """Classify Fashion-MNIST images with a small CNN and write submission.csv.
 
-A wider network with batch normalisation, trained on every labelled image with AdamW,
-a one-cycle learning-rate schedule, label smoothing and horizontal flips; test
-predictions average the logits of each image and its mirror image.
+Two convolution blocks with batch normalisation and a dropout-regularised dense head,
+trained on every labelled image with AdamW, a one-cycle learning-rate schedule, label
+smoothing and horizontal flips; test predictions average the logits of each image and its
+mirror image.
 """
 
 from __future__ import annotations
@@ -21,17 +22,16 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 15
-BATCH_SIZE = 128
+EPOCHS = 20
+BATCH_SIZE = 64
 MAX_LEARNING_RATE = 3e-3
-WIDTH = 24
 
 seed_torch()
 
 
 def block(c_in: int, c_out: int) -> nn.Module:
     return nn.Sequential(
-        nn.Conv2d(c_in, c_out, kernel_size=3, padding=1, bias=False),
+        nn.Conv2d(c_in, c_out, kernel_size=3, padding=1),
         nn.BatchNorm2d(c_out),
         nn.ReLU(inplace=True),
         nn.MaxPool2d(2),
@@ -40,12 +40,14 @@ def block(c_in: int, c_out: int) -> nn.Module:
 
 def make_model() -> nn.Module:
     return nn.Sequential(
-        block(1, WIDTH),
-        block(WIDTH, 2 * WIDTH),
-        block(2 * WIDTH, 4 * WIDTH),
+        block(1, 32),
+        block(32, 64),
         nn.Flatten(),
-        nn.Dropout(0.3),
-        nn.Linear(4 * WIDTH * 3 * 3, 10),
+        nn.Dropout(0.25),
+        nn.Linear(64 * 7 * 7, 128),
+        nn.ReLU(inplace=True),
+        nn.Dropout(0.25),
+        nn.Linear(128, 10),
     )
 
 

@@ -25,7 +25,9 @@ seed_torch()
 
 def block(c_in: int, c_out: int) -> nn.Module:
     return nn.Sequential(
-        nn.Conv2d(c_in, c_out, kernel_size=3, padding=1), nn.BatchNorm2d(c_out), nn.ReLU(),
+        nn.Conv2d(c_in, c_out, kernel_size=3, padding=1),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(),
         nn.MaxPool2d(2),
     )
 
@@ -39,8 +41,14 @@ def predict(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 def main() -> None:
     x, y, x_test, test_ids = load_images()
     model = nn.Sequential(
-        block(1, 32), block(32, 64), nn.Flatten(), nn.Dropout(0.25),
-        nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Dropout(0.25), nn.Linear(128, 10),
+        block(1, 32),
+        block(32, 64),
+        nn.Flatten(),
+        nn.Dropout(0.25),
+        nn.Linear(64 * 7 * 7, 128),
+        nn.ReLU(),
+        nn.Dropout(0.25),
+        nn.Linear(128, 10),
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
     steps = EPOCHS * -(-len(y) // BATCH_SIZE)

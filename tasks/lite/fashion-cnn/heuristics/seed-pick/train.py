@@ -18,12 +18,11 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 6
+EPOCHS = 20
 BATCH_SIZE = 64
 LEARNING_RATE = 3e-3
 VALIDATION_FRACTION = 0.1
 TRIED = 10
-
 
 
 def make_model() -> nn.Module:
