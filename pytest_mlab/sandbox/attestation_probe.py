@@ -277,9 +277,8 @@ def probe(port: int, proc: Path = Path("/proc"), cgroups: Path = Path("/sys/fs/c
     except Exception as exc:
         checks.append(check("network_interfaces", False, f"the probe could not look: {exc}"))
         facts["network"] = "unknown"
-    others = [pid for pid, _ in found]
-    checks.append(not_probed("process_memory") if host
-                  else _guarded("process_memory", memory_check, proc, others))
+    checks.append(not_probed("process_memory") if host else _guarded(
+        "process_memory", memory_check, proc, [pid for pid, _ in found]))
     checks.append(not_probed("ptrace") if host else _guarded("ptrace", ptrace_check))
     facts["seccomp"] = sorted({fields.get("Seccomp", "?") for _, fields in found})
     facts["processes"] = len(found)

@@ -14,7 +14,7 @@ REPRODUCED_SDS = 3.0
 """A reproduced score within this many of the starter's standard deviations of the submitted
 one is the same result: one script run twice lands, like two seeds of the starter, on either
 side of its mean by chance (threads summing in another order, a timing task's load). It is
-the margin validation calls two single runs a tie within (its REPRODUCED_SDS)."""
+the margin validation calls two single runs a tie within (its TIE_SDS)."""
 RELATIVE_FLOOR = 1e-6
 """The margin, as a fraction of the baseline's mean, where its sd is smaller: a deterministic
 starter measures an sd of 0, and the same script run twice may still round differently."""
