@@ -155,3 +155,18 @@ def test_pip_makes_the_same_environment_where_uv_is_absent(tmp_path: Path) -> No
     record = read_record(env)
     assert record is not None
     assert (record["installer"], record["requirements"]) == ("pip", ["numpy<2.4"])
+
+
+@pytest.mark.slow
+def test_a_pin_the_harness_versions_cannot_meet_frees_all_but_torch(tmp_path: Path) -> None:
+    # identify-contrails pins numpy<2; the harness's pandas needs numpy 2.
+    plan = plan_env(read_overlay(OVERLAYS / "identify-contrails.toml"))
+    assert "numpy<2" in plan.requirements
+    env = make_task_env(tmp_path, plan)
+    record = read_record(env)
+    assert record is not None and record["held"] == "torch"
+    inside = _in(env, "import numpy, pandas, torch; print(numpy.__version__, torch.__version__)")
+    assert inside.returncode == 0, inside.stderr
+    numpy_version, torch_version = inside.stdout.split()
+    assert int(numpy_version.split(".")[0]) < 2
+    assert torch_version == metadata.version("torch")

@@ -10,8 +10,11 @@ decides its contents::
     task-envs/<task>-<hash>/mlab-env.json   what it holds, how and how fast it was made
 
 Libraries the task does not name come from the harness: every distribution installed
-here is a constraint at the version installed here (so torch stays the CPU build this
-machine has), unless the overlay pins that library itself. After installing, a ``.pth``
+here is a constraint at the version installed here, unless the overlay pins that library
+itself. Where that cannot be resolved (a pin of numpy<2 against the harness's pandas 3,
+which needs numpy 2), only torch and its companions stay held, so that no other build of
+torch (a CUDA one of gigabytes) is pulled in, and the rest is chosen anew; the record says
+which. After installing, a ``.pth``
 file puts the harness's own site folders after the environment's, so the task's code
 finds its pinned libraries first and the harness's helpers (``pytest_mlab.taskkit``) and
 everything else after them.
@@ -49,6 +52,8 @@ RECORD = "mlab-env.json"
 _PTH = "zz-pytest-mlab-harness.pth"
 """Sorted after every other .pth file of the environment, so the harness comes last."""
 _TAIL = 2000
+HELD_ALWAYS = frozenset({"torch", "torchvision", "torchaudio", "triton"})
+"""Held at the harness's version even where the other constraints give way."""
 
 
 class TaskEnvError(Exception):
@@ -64,6 +69,10 @@ class EnvPlan:
     requirements: tuple[str, ...]
     constraints: tuple[str, ...]
     installer: str
+
+    def held_always(self) -> tuple[str, ...]:
+        """The constraints kept where the whole set cannot be resolved."""
+        return tuple(c for c in self.constraints if c.split("==")[0] in HELD_ALWAYS)
 
     def key(self) -> str:
         """The hash of everything that decides the environment's contents."""
@@ -164,18 +173,40 @@ def _run(argv: list[str], what: str) -> None:
         raise TaskEnvError(f"{what} failed (exit {done.returncode}):\n{tail}")
 
 
+def _venv(plan: EnvPlan, target: Path) -> None:
+    what = f"making {plan.task}'s environment"
+    if plan.installer == "uv":
+        _run([uv_binary() or "uv", "venv", "--quiet", "--python", sys.executable, str(target)],
+             what)
+    else:
+        _run([sys.executable, "-m", "venv", str(target)], what)
+
+
 def _install(plan: EnvPlan, target: Path, constraints: Path) -> None:
     what = f"installing {' '.join(plan.requirements)} for {plan.task}"
     if plan.installer == "uv":
-        uv = uv_binary() or "uv"
-        _run([uv, "venv", "--quiet", "--python", sys.executable, str(target)],
-             f"making {plan.task}'s environment")
-        _run([uv, "pip", "install", "--quiet", "--python", str(env_python(target)),
-              *_pip_sources(), "--constraint", str(constraints), *plan.requirements], what)
+        _run([uv_binary() or "uv", "pip", "install", "--quiet", "--python",
+              str(env_python(target)), *_pip_sources(), "--constraint", str(constraints),
+              *plan.requirements], what)
     else:
-        _run([sys.executable, "-m", "venv", str(target)], f"making {plan.task}'s environment")
         _run([str(env_python(target)), "-m", "pip", "install", "--quiet",
               "--constraint", str(constraints), *plan.requirements], what)
+
+
+def _install_held(plan: EnvPlan, target: Path) -> str:
+    """Install with the harness's versions held; which were held: all, or torch's."""
+    constraints = target.with_name(target.name + ".constraints.txt")
+    try:
+        write_atomic(constraints, "\n".join(plan.constraints) + "\n")
+        try:
+            _install(plan, target, constraints)
+            return "all"
+        except TaskEnvError:
+            write_atomic(constraints, "\n".join(plan.held_always()) + "\n")
+            _install(plan, target, constraints)
+            return "torch"
+    finally:
+        constraints.unlink(missing_ok=True)
 
 
 def _site_folder(env: Path) -> Path:
@@ -195,20 +226,17 @@ def make_task_env(cache_dir: Path, plan: EnvPlan) -> Path:
             return env
         shutil.rmtree(env, ignore_errors=True)  # an unfinished one: made again
         started = time.monotonic()
-        constraints = env.with_name(env.name + ".constraints.txt")
-        write_atomic(constraints, "\n".join(plan.constraints) + "\n")
         try:
-            _install(plan, env, constraints)
+            _venv(plan, env)
+            held = _install_held(plan, env)
         except TaskEnvError:
             shutil.rmtree(env, ignore_errors=True)
             raise
-        finally:
-            constraints.unlink(missing_ok=True)
         harness = [folder for folder in site.getsitepackages() if Path(folder).is_dir()]
         lines = [f"import site; site.addsitedir({folder!r})" for folder in harness]
         write_atomic(_site_folder(env) / _PTH, "\n".join(lines) + "\n")
         record = {"task": plan.task, "requirements": list(plan.requirements),
-                  "installer": plan.installer,
+                  "installer": plan.installer, "held": held,
                   "seconds": round(time.monotonic() - started, 2)}
         write_atomic(env / RECORD, json.dumps(record, indent=1))
     return env
