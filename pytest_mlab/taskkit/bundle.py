@@ -1,0 +1,149 @@
+"""An offline bundle: every file the original tasks' preparation would download, in one
+folder that can be copied to machines without network.
+
+Layout, one file per download, named by where it came from::
+
+    manifest.json                                  what is here: source, size, sha256
+    kaggle/<competition>.zip                       kaggle competitions download -c <competition>
+    urls/<host>/<path>                             a URL (wget, torchvision, ogb, archives)
+    hf/<type>/<owner>/<name>/<revision>/<file>     a file of a Hugging Face repository
+
+A bundle is ``downloaded`` (by ``python -m pytest_mlab bundle``, the real data) or
+``synthetic`` (made by the tests: the same names, columns and layout, tiny). Its key, the
+hash of its manifest, keeps the data prepared from one apart from any other's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.fingerprint import sha256_file
+from pytest_mlab.core.overlay import Overlay
+
+MANIFEST = "manifest.json"
+FORMAT = "pytest-mlab-bundle/1"
+BundleKind = Literal["downloaded", "synthetic"]
+_URL_KINDS = ("url", "torchvision", "ogb")
+"""Overlay source prefixes whose rest is a URL the task's code downloads."""
+
+
+class BundleError(Exception):
+    """A bundle that cannot answer: one sentence naming the file and the fix."""
+
+
+def kaggle_source(competition: str) -> str:
+    return f"kaggle:{competition}"
+
+
+def hub_source(kind: str, repo: str, revision: str, file: str) -> str:
+    return f"hf:{kind}/{repo}@{revision}:{file}"
+
+
+def path_of(source: str) -> str:
+    """Where in a bundle the file of ``source`` lies (relative, POSIX)."""
+    kind, _, rest = source.partition(":")
+    if kind == "kaggle" and rest and "/" not in rest:
+        return f"kaggle/{rest}.zip"
+    if kind == "hf":
+        where, _, file = rest.partition(":")
+        repo, _, revision = where.partition("@")
+        if repo.count("/") == 2 and revision and file:
+            return f"hf/{repo}/{revision}/{file}"
+    if kind in ("http", "https"):
+        parts = urlsplit(source)
+        if parts.hostname and parts.path.strip("/"):
+            return f"urls/{parts.hostname}/{parts.path.strip('/')}"
+    raise ValueError(f"{source!r} is not a bundle source (kaggle:NAME, hf:TYPE/OWNER/NAME@"
+                     "REVISION:FILE, or an http(s) URL)")
+
+
+def sources_of(overlay: Overlay) -> list[str]:
+    """Every download the task's preparation makes, as bundle sources."""
+    found: list[str] = []
+    for source in overlay.sources:
+        kind, _, rest = source.partition(":")
+        if kind == "kaggle":
+            found.append(kaggle_source(rest))
+        elif kind in _URL_KINDS:
+            found.append(rest)
+    for entry in overlay.hub:
+        found += [hub_source(entry.type, entry.repo, entry.revision, name) for name in entry.files]
+    found += [entry.archive for entry in overlay.mounted_data]
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class BundleFile:
+    path: str
+    source: str
+    size: int
+    sha256: str
+
+
+def write_manifest(root: Path, sources: Iterable[str], kind: BundleKind) -> Path:
+    """Hash every file of ``sources`` already placed under ``root`` and write the manifest;
+    a source whose file is missing is a ``BundleError``."""
+    files = []
+    for source in dict.fromkeys(sources):
+        path = root / path_of(source)
+        if not path.is_file():
+            raise BundleError(f"{path} is missing: {source} was not downloaded")
+        files.append({"path": path_of(source), "source": source, "size": path.stat().st_size,
+                      "sha256": sha256_file(path)})
+    manifest = {"format": FORMAT, "kind": kind, "files": files}
+    write_atomic(root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return root / MANIFEST
+
+
+class Bundle:
+    """A bundle on disk, read through its manifest; each file is checked when first used."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        manifest = self.root / MANIFEST
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BundleError(f"{manifest} cannot be read as a bundle's manifest ({exc}); "
+                              "make the bundle with: python -m pytest_mlab bundle CHECKOUT "
+                              "--out DIR") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise BundleError(f"{manifest}: key 'format' is not {FORMAT!r}")
+        if data.get("kind") not in ("downloaded", "synthetic"):
+            raise BundleError(f"{manifest}: key 'kind' must be 'downloaded' or 'synthetic'")
+        self.kind: BundleKind = data["kind"]
+        self.files = {f["source"]: BundleFile(f["path"], f["source"], int(f["size"]),
+                                              f["sha256"]) for f in data.get("files", [])}
+        self.key = hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
+        self._checked: set[str] = set()
+
+    def file(self, source: str) -> Path:
+        """The bundle's file for ``source``, its size and sha256 checked against the
+        manifest; a ``BundleError`` naming it where it is absent or differs."""
+        entry = self.files.get(source)
+        if entry is None:
+            raise BundleError(f"the bundle {self.root} holds no {source} (its manifest has "
+                              f"no such source); make it again with python -m pytest_mlab "
+                              "bundle")
+        path = self.root / entry.path
+        if source in self._checked:
+            return path
+        if not path.is_file():
+            raise BundleError(f"{path} is missing from the bundle ({source})")
+        got = sha256_file(path)
+        if got != entry.sha256:
+            raise BundleError(f"{path} has sha256 {got}, the bundle's manifest says "
+                              f"{entry.sha256} ({source}); copy the bundle again")
+        self._checked.add(source)
+        return path
+
+    def missing(self, sources: Iterable[str]) -> list[str]:
+        """The sources the manifest lacks (cheap: no file is read)."""
+        return [source for source in sources if source not in self.files]
