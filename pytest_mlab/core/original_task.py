@@ -14,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.core.bundle import Bundle
+from pytest_mlab.core.errors import TaskUnavailable
 from pytest_mlab.core.overlay import HF_CACHE, Overlay, read_overlay
 from pytest_mlab.core.task import TaskFormatError, TaskManifest, TaskSpec
 from pytest_mlab.core.taskkit_use import taskkit_files
@@ -107,6 +110,14 @@ class OriginalTask(TaskSpec):
     startup: Path | None = None
     mounted: tuple[str, ...] = ()
     """The overlay's ``mounted_data`` paths, inside the sandbox."""
+    interpreter_of: Callable[[], str] | None = field(default=None, compare=False)
+    """Gives the Python of the task's own environment, making it first if need be, or
+    raises ``TaskUnavailable``; None: the harness's own runs the task's code."""
+    bundle_key: str = ""
+    """The offline bundle its data is prepared from (its manifest's hash), or none."""
+
+    def interpreter(self) -> str:
+        return self.interpreter_of() if self.interpreter_of else sys.executable
 
     def python_startup(self) -> Path | None:
         return self.startup
@@ -125,6 +136,11 @@ class OriginalTask(TaskSpec):
     def unmet_requirements(self) -> str | None:
         """Why this machine cannot run the task's code now, or None: checked before each
         trial, as a module may have gone since the data was prepared."""
+        try:
+            if self.interpreter() != sys.executable:
+                return None  # an environment of its own holds them
+        except TaskUnavailable as exc:
+            return str(exc)
         missing = missing_modules(read_overlay(self.overlay_path))
         return f"{self.name}: needs {'; '.join(missing)}" if missing else None
 
@@ -136,6 +152,7 @@ class OriginalTask(TaskSpec):
         """The original's env/ and scripts/, the overlay, the scorers, blankers and startup
         modules beside it, and the task helpers that preparing and scoring load."""
         digest = hashlib.sha256(self.overlay_path.read_bytes() + b"\0")
+        digest.update(f"bundle:{self.bundle_key}".encode() + b"\0" if self.bundle_key else b"")
         roots = [(self.root / "env", "env/"), (self.root / "scripts", "scripts/")]
         roots += [(self.overlay_path.parent / kind, f"{kind}/")
                   for kind in (SCORERS, BLANKERS, STARTUP)]
@@ -160,10 +177,12 @@ from pytest_mlab.taskkit import original
 FOLDER = Path({folder!r})
 OVERLAY = Path({overlay!r})
 ACCEPT_RULES = {accept!r}
+BUNDLE = {bundle!r}
 
 
 def prepare(public, private):
-    original.prepare(FOLDER, OVERLAY, ACCEPT_RULES, public, private)
+    original.prepare(FOLDER, OVERLAY, ACCEPT_RULES, public, private,
+                     bundle=BUNDLE and Path(BUNDLE))
 
 
 def score(submission, private, runner):
@@ -171,8 +190,10 @@ def score(submission, private, runner):
 '''
 
 
-def _write_shims(folder: Path, overlay: Path, shim_root: Path, accept_rules: bool) -> Path:
-    text = _SHIM.format(folder=str(folder), overlay=str(overlay), accept=accept_rules)
+def _write_shims(folder: Path, overlay: Path, shim_root: Path, accept_rules: bool,
+                 bundle: Path | None) -> Path:
+    text = _SHIM.format(folder=str(folder), overlay=str(overlay), accept=accept_rules,
+                        bundle=str(bundle) if bundle else None)
     key = hashlib.sha256(text.encode()).hexdigest()[:12]
     shims = shim_root / f"{folder.name}-{key}"
     for name in ("prepare.py", "score.py"):
@@ -211,10 +232,33 @@ def write_startup(module: Path, shim_root: Path) -> Path:
     return folder
 
 
+def _on_synthetic_data(manifest: TaskManifest, overlay: Overlay, bundle: Bundle
+                       ) -> TaskManifest:
+    """The task run on a synthetic bundle's data: a baseline recorded on the real data
+    does not hold, so the starter is measured here (once: the data are there to run the
+    code, not to compare agents); a task whose code takes the GPU only where there is one
+    runs on the CPU; and its data source says its scores are those of synthetic data."""
+    baseline = manifest.baseline
+    if baseline.kind == "recorded":
+        baseline = baseline.model_copy(update={"kind": "per-machine", "runs": 1})
+    resources = manifest.resources
+    if overlay.runs_on_cpu:
+        resources = resources.model_copy(update={"gpus": 0})
+    source = (f"SYNTHETIC data from the offline bundle {bundle.root}: its scores are those "
+              f"of tiny synthetic data, not of {overlay.data_source}")
+    return manifest.model_copy(update={"baseline": baseline, "resources": resources,
+                                       "data_source": source})
+
+
 def load_original(
-    folder: Path, overlay_dir: Path, shim_root: Path, *, accept_rules: bool = False
+    folder: Path, overlay_dir: Path, shim_root: Path, *, accept_rules: bool = False,
+    bundle: Bundle | None = None,
+    interpreter_of: Callable[[Path], Callable[[], str]] | None = None,
 ) -> OriginalTask:
-    """The original task in ``folder`` with its overlay; ``TaskFormatError`` if it has none."""
+    """The original task in ``folder`` with its overlay; ``TaskFormatError`` if it has none.
+    ``bundle``: the offline bundle to prepare its data from (a synthetic one's tiny data
+    have no recorded baseline, and need no GPU where the task's code can do without);
+    ``interpreter_of``: given the overlay's path, what gives the task's Python."""
     folder = folder.resolve()
     overlay_path = (overlay_dir / f"{folder.name}.toml").resolve()
     if not overlay_path.is_file():
@@ -244,9 +288,14 @@ def load_original(
     if not (folder / "env" / overlay.entry).is_file():
         raise TaskFormatError(f"{overlay_path}: key 'entry': env/{overlay.entry} does not "
                               f"exist in {folder}")
-    shims = _write_shims(folder, overlay_path, shim_root, accept_rules)
+    if bundle is not None and bundle.kind == "synthetic":
+        manifest = _on_synthetic_data(manifest, overlay, bundle)
+    shims = _write_shims(folder, overlay_path, shim_root, accept_rules,
+                         bundle.root if bundle else None)
     startup = (write_startup(overlay_path.parent / STARTUP / overlay.python_startup, shim_root)
                if overlay.python_startup else None)
     return OriginalTask(root=folder, manifest=manifest, overlay_path=overlay_path, shims=shims,
                         startup=startup,
-                        mounted=tuple(entry.path for entry in overlay.mounted_data))
+                        mounted=tuple(entry.path for entry in overlay.mounted_data),
+                        interpreter_of=interpreter_of(overlay_path) if interpreter_of else None,
+                        bundle_key=bundle.key if bundle else "")

@@ -123,6 +123,9 @@ class Overlay(BaseModel):
         default="", description="A module in blankers/ whose blank(rel, held, public) "
         "returns the agent's copy of a withheld file where an empty one would not do "
         "(test labels).")
+    runs_on_cpu: bool = Field(
+        default=False, description="Its code takes the GPU only where one is found "
+        "(cuda if available): on a synthetic bundle's tiny data it runs without a GPU.")
     mounted_data: tuple[MountedData, ...] = Field(
         default=(), description="Archives unpacked at fixed paths under /tmp in every "
         "sandbox of the task, read-only.")

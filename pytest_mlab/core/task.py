@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib.util
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,12 +56,14 @@ class Resources(_Strict):
 
 
 class BaselinePolicy(_Strict):
-    kind: Literal["recorded", "per-machine", "per-session"] = Field(
+    kind: Literal["recorded", "per-machine", "per-session", "none"] = Field(
         description="recorded: baseline.json, written by --mlab-validate or "
         "--mlab-record-baseline, for tasks whose data is fixed; per-machine: measured on "
         "the machine where the trial runs, once per task version, machine facts and data "
         "key, and kept in the cache across sessions (learned tasks whose data is drawn per "
-        "cache); per-session: measured again in every session (run time, throughput)."
+        "cache); per-session: measured again in every session (run time, throughput); "
+        "none: the starter is a skeleton that writes no valid submission (an original "
+        "task's), so there is nothing to improve on and a valid submission passes."
     )
     runs: int = Field(default=5, ge=1, le=100)
 
@@ -166,6 +169,11 @@ class TaskSpec:
     @property
     def baseline_record(self) -> Path:
         return self.root / BASELINE_RECORD
+
+    def interpreter(self) -> str:
+        """The Python that runs the task's code (its preparation, its scripts in the
+        sandbox, its scorer): the harness's own, for most tasks."""
+        return sys.executable
 
     def python_startup(self) -> Path | None:
         """A folder the trial's scripts get on PYTHONPATH, whose sitecustomize runs first in

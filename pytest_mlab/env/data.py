@@ -105,7 +105,7 @@ def prepare_task(task: TaskSpec, cache_dir: Path, key: bytes | None = None) -> P
                 timeout=PREPARE_TIMEOUT, cwd=staging,
                 # The key goes to prepare's process alone: scorers and sandboxes get an
                 # allowlisted environment, which never holds it.
-                env=os.environ | {VARIABLE: key.hex()},
+                env=os.environ | {VARIABLE: key.hex()}, python=task.interpreter(),
             )
         except (WorkerTimeout, WorkerCrash) as exc:
             raise PrepareError(f"{task.name}: prepare.py failed: {exc}") from None

@@ -34,9 +34,10 @@ _BOOT = ("import runpy, site, sys; extra = [p for p in sys.argv.pop(1).split(':'
          "runpy.run_module('pytest_mlab.env.task_worker', run_name='__main__', alter_sys=True)")
 
 
-def isolated_python(env: Mapping[str, str]) -> list[str]:
-    """The command line of a task worker started with ``env``, less its arguments."""
-    return [sys.executable, "-I", "-c", _BOOT, env.get("PYTHONPATH", "")]
+def isolated_python(env: Mapping[str, str], python: str = sys.executable) -> list[str]:
+    """The command line of a task worker started with ``env`` by ``python`` (the task's
+    interpreter), less its arguments."""
+    return [python, "-I", "-c", _BOOT, env.get("PYTHONPATH", "")]
 
 
 class WorkerTimeout(Exception):
@@ -56,14 +57,15 @@ def scorer_environ(host: Mapping[str, str]) -> dict[str, str]:
 def call_worker(
     verb: str, script: Path, first: Path, second: Path, *, timeout: float, cwd: Path,
     env: Mapping[str, str] | None = None, sandbox: tuple[str, SandboxSpec] | None = None,
+    python: str = sys.executable,
 ) -> dict[str, Any]:
-    """Run ``verb`` of ``script`` on the two folders; ``env`` defaults to the harness's own
-    (``prepare`` may need credentials to download); ``sandbox`` is where ``score`` may
-    run the workspace's code."""
+    """Run ``verb`` of ``script`` on the two folders with ``python``; ``env`` defaults to
+    the harness's own (``prepare`` may need credentials to download); ``sandbox`` is where
+    ``score`` may run the workspace's code."""
     with tempfile.TemporaryDirectory(prefix="mlab-worker-") as tmp:
         out = Path(tmp) / "result.json"
         env = os.environ if env is None else env
-        argv = [*isolated_python(env), verb, str(script)]
+        argv = [*isolated_python(env, python), verb, str(script)]
         argv += [str(first), str(second), str(out)]
         if sandbox is not None:
             spec_file = Path(tmp) / "sandbox.json"

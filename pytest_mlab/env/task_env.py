@@ -9,15 +9,15 @@ decides its contents::
     task-envs/<task>-<hash>/bin/python      the task's interpreter
     task-envs/<task>-<hash>/mlab-env.json   what it holds, how and how fast it was made
 
-Libraries the task does not name come from the harness: every distribution installed
-here is a constraint at the version installed here, unless the overlay pins that library
-itself. Where that cannot be resolved (a pin of numpy<2 against the harness's pandas 3,
-which needs numpy 2), only torch and its companions stay held, so that no other build of
-torch (a CUDA one of gigabytes) is pulled in, and the rest is chosen anew; the record says
-which. After installing, a ``.pth``
-file puts the harness's own site folders after the environment's, so the task's code
-finds its pinned libraries first and the harness's helpers (``pytest_mlab.taskkit``) and
-everything else after them.
+What the task names is resolved anew, with its dependencies, with only torch and its
+companions held at the harness's versions, so that no other build of torch (a CUDA one of
+gigabytes) is pulled in. Holding every library of the harness was tried: a pin the
+harness's versions cannot meet then resolves to whatever ancient release has no such
+dependency (transformers<4.51 against the harness's tokenizers gave transformers 2.3.0),
+which installs and then fails in the task's code. After installing, a ``.pth`` file puts
+the harness's own site folders after the environment's, so the task's code finds its
+pinned libraries first and the harness's helpers (``pytest_mlab.taskkit``) and everything
+else after them. A task whose requirements the harness meets has no environment.
 
 The installer is uv where it is installed, else pip. Measured on a 2-core machine from
 local wheels: an environment with numpy<2.4 took uv 1.0 s cold and 0.12 s warm, pip
@@ -29,6 +29,7 @@ cache).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shlex
 import shutil
@@ -45,7 +46,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from pytest_mlab.core.atomic import write_atomic
-from pytest_mlab.core.overlay import Overlay
+from pytest_mlab.core.errors import TaskUnavailable
+from pytest_mlab.core.original_task import STARTUP
+from pytest_mlab.core.overlay import Overlay, read_overlay
 
 RECORD = "mlab-env.json"
 """Written last: an environment without it was never finished."""
@@ -53,7 +56,7 @@ _PTH = "zz-pytest-mlab-harness.pth"
 """Sorted after every other .pth file of the environment, so the harness comes last."""
 _TAIL = 2000
 HELD_ALWAYS = frozenset({"torch", "torchvision", "torchaudio", "triton"})
-"""Held at the harness's version even where the other constraints give way."""
+"""Held at the harness's version (where the harness has them)."""
 
 
 class TaskEnvError(Exception):
@@ -69,10 +72,11 @@ class EnvPlan:
     requirements: tuple[str, ...]
     constraints: tuple[str, ...]
     installer: str
-
-    def held_always(self) -> tuple[str, ...]:
-        """The constraints kept where the whole set cannot be resolved."""
-        return tuple(c for c in self.constraints if c.split("==")[0] in HELD_ALWAYS)
+    modules: tuple[str, ...] = ()
+    """What the task's code imports (the overlay's ``requirements``): each must import in
+    the finished environment, or it is not finished."""
+    startup: str = ""
+    """The task's startup module (``python_startup``), which its processes run first."""
 
     def key(self) -> str:
         """The hash of everything that decides the environment's contents."""
@@ -103,16 +107,17 @@ def task_requirements(overlay: Overlay) -> tuple[str, ...]:
 
 
 def harness_constraints(requirements: tuple[str, ...]) -> tuple[str, ...]:
-    """Every distribution of the harness at its installed version, less those the task
-    pins itself: what the task does not choose is what the harness runs."""
-    chosen = {canonicalize_name(Requirement(r).name) for r in requirements
-              if Requirement(r).specifier}
-    pins = {}
-    for dist in metadata.distributions():
-        name = canonicalize_name(dist.metadata["Name"] or "")
-        if name and name not in chosen and name != "pytest-mlab":
-            pins[name] = f"{name}=={dist.version}"
-    return tuple(sorted(pins.values()))
+    """torch and its companions at the harness's versions, less those the task pins
+    itself: the one family whose other builds are gigabytes (CUDA)."""
+    parsed = [Requirement(r) for r in requirements]
+    chosen = {canonicalize_name(r.name) for r in parsed if r.specifier}
+    pins = []
+    for name in sorted(HELD_ALWAYS - chosen):
+        try:
+            pins.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return tuple(pins)
 
 
 def uv_binary() -> str | None:
@@ -123,10 +128,32 @@ def uv_binary() -> str | None:
     return str(find_uv_bin())
 
 
-def plan_env(overlay: Overlay) -> EnvPlan:
+def harness_meets(overlay: Overlay) -> bool:
+    """Whether the harness's own interpreter holds what the task needs: every module its
+    code imports, and every release its install command or ``versions`` pins. Then the
+    task needs no environment of its own."""
+    if any(importlib.util.find_spec(module) is None for module in overlay.requirements):
+        return False
+    for text in task_requirements(overlay):
+        requirement = Requirement(text)
+        if not requirement.specifier:
+            continue
+        try:
+            version = metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            return False
+        if not requirement.specifier.contains(version, prereleases=True):
+            return False
+    return True
+
+
+def plan_env(overlay: Overlay, overlay_path: Path | None = None) -> EnvPlan:
+    """``overlay_path``: where the overlay lies, beside its startup modules."""
     requirements = task_requirements(overlay)
+    startup = (str(overlay_path.parent / STARTUP / overlay.python_startup)
+               if overlay_path and overlay.python_startup else "")
     return EnvPlan(overlay.name, requirements, harness_constraints(requirements),
-                   "uv" if uv_binary() else "pip")
+                   "uv" if uv_binary() else "pip", tuple(overlay.requirements), startup)
 
 
 def env_dir(cache_dir: Path, plan: EnvPlan) -> Path:
@@ -163,6 +190,10 @@ def _pip_sources() -> list[str]:
                 continue  # pip skips a missing local index with a warning; uv stops
             if [flag, item] != options[-2:]:
                 options += [flag, item]
+    if "--extra-index-url" in options:
+        # pip takes the best release from all its indexes; uv, by default, only from the
+        # first that has the package (a local mirror's one old release, say).
+        options += ["--index-strategy", "unsafe-best-match"]
     return options
 
 
@@ -176,42 +207,83 @@ def _run(argv: list[str], what: str) -> None:
 def _venv(plan: EnvPlan, target: Path) -> None:
     what = f"making {plan.task}'s environment"
     if plan.installer == "uv":
-        _run([uv_binary() or "uv", "venv", "--quiet", "--python", sys.executable, str(target)],
+        _run([_uv(), "venv", "--quiet", "--python", sys.executable, str(target)],
              what)
     else:
         _run([sys.executable, "-m", "venv", str(target)], what)
 
 
-def _install(plan: EnvPlan, target: Path, constraints: Path) -> None:
+def _uv() -> str:
+    return uv_binary() or "uv"
+
+
+def _install(plan: EnvPlan, target: Path, constraints: Path, sources: list[str]) -> None:
     what = f"installing {' '.join(plan.requirements)} for {plan.task}"
     if plan.installer == "uv":
-        _run([uv_binary() or "uv", "pip", "install", "--quiet", "--python",
-              str(env_python(target)), *_pip_sources(), "--constraint", str(constraints),
+        _run([_uv(), "pip", "install", "--quiet", "--python",
+              str(env_python(target)), *sources, "--constraint", str(constraints),
               *plan.requirements], what)
     else:
         _run([str(env_python(target)), "-m", "pip", "install", "--quiet",
               "--constraint", str(constraints), *plan.requirements], what)
 
 
-def _install_held(plan: EnvPlan, target: Path) -> str:
-    """Install with the harness's versions held; which were held: all, or torch's."""
+def _install_held(plan: EnvPlan, target: Path) -> None:
+    """Install under the plan's constraints, from the harness's package sources."""
     constraints = target.with_name(target.name + ".constraints.txt")
+    sources = _pip_sources() if plan.installer == "uv" else []
     try:
         write_atomic(constraints, "\n".join(plan.constraints) + "\n")
-        try:
-            _install(plan, target, constraints)
-            return "all"
-        except TaskEnvError:
-            write_atomic(constraints, "\n".join(plan.held_always()) + "\n")
-            _install(plan, target, constraints)
-            return "torch"
+        _install(plan, target, constraints, sources)
     finally:
         constraints.unlink(missing_ok=True)
+
+
+def _imports(plan: EnvPlan, env: Path) -> None:
+    """Installed is not working: a resolver may satisfy every pin with releases that do
+    not work together (datasets 2.14 with pyarrow 26), which only an import shows."""
+    if plan.modules:
+        first = f"import runpy; runpy.run_path({plan.startup!r}); " if plan.startup else ""
+        _run([str(env_python(env)), "-c", f"{first}import {', '.join(plan.modules)}"],
+             f"importing {', '.join(plan.modules)} in {plan.task}'s environment")
 
 
 def _site_folder(env: Path) -> Path:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     return env / "lib" / version / "site-packages"
+
+
+_MADE: dict[tuple[Path, Path], str | TaskUnavailable] = {}
+
+
+def _unavailable(task: str, exc: TaskEnvError) -> TaskUnavailable:
+    """One sentence: what failed, and the installer's verdict, which names the package."""
+    head, _, said = str(exc).partition("\n")
+    words = " ".join(said.replace("╰─▶", " ").replace("×", " ").split())
+    verdict = words[words.rfind("Because"):] if "Because" in words else words[-300:]
+    return TaskUnavailable(f"{task}'s own Python environment cannot be made: {head.rstrip(':')}"
+                           + (f" ({verdict})" if verdict else ""))
+
+
+def task_interpreter(cache_dir: Path, overlay_path: Path) -> str:
+    """The Python that runs the task's code: the harness's own where it holds everything
+    the overlay asks for, else the task's environment, made first if need be (once per
+    process asked). ``TaskUnavailable`` where it cannot be made."""
+    key = (cache_dir, overlay_path)
+    if key not in _MADE:
+        overlay = read_overlay(overlay_path)
+        try:
+            if harness_meets(overlay):
+                _MADE[key] = sys.executable
+            else:
+                plan = plan_env(overlay, overlay_path)
+                _MADE[key] = str(env_python(make_task_env(cache_dir, plan)))
+        except TaskEnvError as exc:
+            _MADE[key] = _unavailable(overlay.name, exc)
+    made = _MADE[key]
+    if isinstance(made, TaskUnavailable):
+        raise made
+    return made
 
 
 def make_task_env(cache_dir: Path, plan: EnvPlan) -> Path:
@@ -228,15 +300,20 @@ def make_task_env(cache_dir: Path, plan: EnvPlan) -> Path:
         started = time.monotonic()
         try:
             _venv(plan, env)
-            held = _install_held(plan, env)
+            _install_held(plan, env)
         except TaskEnvError:
             shutil.rmtree(env, ignore_errors=True)
             raise
         harness = [folder for folder in site.getsitepackages() if Path(folder).is_dir()]
         lines = [f"import site; site.addsitedir({folder!r})" for folder in harness]
         write_atomic(_site_folder(env) / _PTH, "\n".join(lines) + "\n")
+        try:
+            _imports(plan, env)
+        except TaskEnvError:
+            shutil.rmtree(env, ignore_errors=True)
+            raise
         record = {"task": plan.task, "requirements": list(plan.requirements),
-                  "installer": plan.installer, "held": held,
+                  "installer": plan.installer, "held": list(plan.constraints),
                   "seconds": round(time.monotonic() - started, 2)}
         write_atomic(env / RECORD, json.dumps(record, indent=1))
     return env

@@ -50,12 +50,13 @@ def _scoring(
 ) -> ScoringSandbox:
     """The sandbox kind and spec of a trial: its scripts' own, and its scorer's."""
     settings: Settings = config.stash[SETTINGS_KEY]
+    python = task.interpreter()
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
         seed=seed, cpus=cpus,
         prepared=prepared_root(task, settings.cache_dir, settings.data_key),
-        python_bin=python_bin(settings.cache_dir),
+        python_bin=python_bin(settings.cache_dir, python), python=python,
     )
     return ScoringSandbox(settings.sandbox, spec)
 
@@ -151,7 +152,7 @@ def mlab_baseline(
     """The baseline to beat; None while a baseline is being recorded. A measured one is
     measured on leases of its own (trial/baseline.py), before the trial's are taken."""
     task, settings = mlab_task, mlab_settings
-    if settings.record_baseline is not None:
+    if settings.record_baseline is not None or task.manifest.baseline.kind == "none":
         return None
     if task.manifest.baseline.kind != "recorded":
         path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)

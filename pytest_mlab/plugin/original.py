@@ -18,6 +18,7 @@ from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
+    from pytest_mlab.core.bundle import Bundle
     from pytest_mlab.plugin.original_collect import OriginalTaskFile
 
 PROBLEM_FILE = "research_problem.txt"
@@ -32,7 +33,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mlab-overlays", dest="mlab_overlays", type=Path, metavar="DIR",
                     help="Folder of the overlays (<task folder>.toml) that make original "
                     f"task folders runnable. Default: {DEFAULT_OVERLAYS}.")
+    group.addoption("--mlab-original-data", dest="mlab_original_data", type=Path,
+                    metavar="DIR", help="Prepare original tasks from this offline bundle "
+                    "(python -m pytest_mlab bundle CHECKOUT --out DIR), never the network.")
     parser.addini("mlab_overlays", "Folder of the overlays (see --mlab-overlays).")
+    parser.addini("mlab_original_data", "Offline bundle of the original tasks' data (see "
+                  "--mlab-original-data).")
 
 
 def is_original(folder: Path) -> bool:
@@ -49,6 +55,28 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
             wanted = folder == collection_path or collection_path.name == PROBLEM_FILE
             return None if wanted else True
     return None
+
+
+_BUNDLE_KEY = pytest.StashKey["Bundle | None"]()
+
+
+def original_bundle(config: pytest.Config) -> Bundle | None:
+    """The offline bundle original tasks are prepared from; None: they download. Read
+    once per session; one that cannot be read is a usage error."""
+    if _BUNDLE_KEY not in config.stash:
+        chosen = config.getoption("mlab_original_data")
+        if not chosen and config.getini("mlab_original_data"):
+            chosen = config.rootpath / Path(config.getini("mlab_original_data")).expanduser()
+        found = None
+        if chosen:
+            from pytest_mlab.core.bundle import Bundle, BundleError
+
+            try:
+                found = Bundle(Path(chosen).expanduser())
+            except BundleError as exc:
+                raise pytest.UsageError(f"--mlab-original-data: {exc}") from None
+        config.stash[_BUNDLE_KEY] = found
+    return config.stash[_BUNDLE_KEY]
 
 
 def overlay_dir(config: pytest.Config) -> Path:
@@ -83,6 +111,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     from pytest_mlab.env.data import is_prepared
 
     task, settings = spec.task, item.config.stash[SETTINGS_KEY]
-    reason = task.unmet_requirements() if isinstance(task, OriginalTask) else None
-    if reason and is_prepared(task, settings.cache_dir, settings.data_key):
+    if not isinstance(task, OriginalTask):
+        return
+    # A task with an environment of its own makes it here, before anything runs in it.
+    reason = task.unmet_requirements()
+    own = task.interpreter_of is not None
+    if reason and (own or is_prepared(task, settings.cache_dir, settings.data_key)):
         pytest.skip(reason)

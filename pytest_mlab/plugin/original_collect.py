@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,10 @@ import pytest
 from pytest_mlab.core.original_task import OriginalTask, load_original
 from pytest_mlab.core.overlay import Overlay, read_overlay
 from pytest_mlab.core.task import TaskSpec
+from pytest_mlab.env.task_env import task_interpreter
 from pytest_mlab.plugin.collect import TaskFile, TrialItem
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.original import original_bundle
 from pytest_mlab.plugin.warnings import MlabWarning
 
 UNSOUND_MARK = pytest.mark.mlab_unsound_eval
@@ -53,10 +56,12 @@ class OriginalTaskFile(TaskFile):
 
     def load(self) -> TaskSpec:
         config = self.config
+        cache_dir = config.stash[SETTINGS_KEY].cache_dir
         return load_original(
-            self.path.parent.parent, self.overlays,
-            config.stash[SETTINGS_KEY].cache_dir / "original-shims",
+            self.path.parent.parent, self.overlays, cache_dir / "original-shims",
             accept_rules=bool(config.getoption("mlab_accept_rules")),
+            bundle=original_bundle(config),
+            interpreter_of=lambda overlay: partial(task_interpreter, cache_dir, overlay),
         )
 
     def collect(self) -> Iterator[TrialItem]:

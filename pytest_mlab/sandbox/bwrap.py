@@ -37,9 +37,12 @@ def namespaces(userns: int | None) -> list[str]:
 
 
 def interpreter_roots() -> list[Path]:
-    """Folders the Python interpreter and its libraries live in (shown read-only)."""
+    """Folders the Python interpreter and its libraries live in (shown read-only): with
+    a task's own environment, the harness's environment its ``.pth`` file adds as well."""
     roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
+    roots |= {Path(entry).resolve().parents[2] for entry in sys.path
+              if Path(entry).name == "site-packages" and Path(entry).is_dir()}
     return sorted(roots)
 
 

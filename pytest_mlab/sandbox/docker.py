@@ -85,7 +85,7 @@ class DockerSandbox:
         if skeleton:
             ensure_skeleton_image(self.client)
             volumes |= host_mounts()
-            self.python = sys.executable
+            self.python = spec.python or sys.executable
         else:
             # The image's own PATH finds its Python (a virtual environment, say).
             del self.environment["PATH"]

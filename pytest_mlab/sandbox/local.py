@@ -52,6 +52,7 @@ class LocalSandbox:
         self.limits = spec.resources
         home = "/tmp" if self.isolation == "bwrap" else os.environ.get("HOME", "/tmp")
         self.python_bin = spec.python_bin
+        self.python = spec.python
         # Without a mount namespace (netns, none) the folder is seen at its own path.
         shown = python_bin.INSIDE if self.isolation == "bwrap" else str(spec.python_bin)
         self.environ = sandbox_environ(os.environ, spec.environment, home=home,
@@ -77,6 +78,8 @@ class LocalSandbox:
     def _wrap(self, argv: Sequence[str], report: int | None = None) -> list[str]:
         # Every level ends in the launcher: no capabilities, no new privileges, and a
         # seccomp filter, whoever runs the harness.
+        if argv and argv[0] == sys.executable and self.python:
+            argv = [self.python, *argv[1:]]
         if self._level == "bwrap":
             mounts = (*self.mounts, (privileges.FILE, privileges.INSIDE))
             if self.python_bin is not None:

@@ -47,6 +47,10 @@ class SandboxSpec:
     python_bin: Path | None = None
     """The folder whose ``python``, ``python3`` and ``pip`` start the trial's interpreter
     (``python_bin.py``): shown read-only, first on PATH. None: PATH as the user had it."""
+    python: str = ""
+    """The trial's interpreter, where it is not the harness's: a command whose program is
+    the harness's (``sys.executable``) runs this one instead. Its folders must be among
+    ``mounts`` where the sandbox has a mount namespace."""
 
 
 @dataclass(frozen=True)
@@ -83,5 +87,6 @@ def spec_from_json(text: str) -> tuple[str, SandboxSpec]:
         isolation=fields["isolation"], image=fields["image"],
         mounts=tuple((host, inside) for host, inside in fields.get("mounts", ())),
         python_bin=Path(fields["python_bin"]) if fields.get("python_bin") else None,
+        python=str(fields.get("python", "")),
     )
     return str(raw["kind"]), spec

@@ -32,17 +32,19 @@ def _unpack_zip(archive: Path, folder: Path) -> None:
         opened.extractall(folder)
 
 
-def fetch_archive(url: str, folder: Path) -> None:
-    """Download ``url`` and unpack it into ``folder`` (made, or replaced if there)."""
+def fetch_archive(url: str, folder: Path, local: Path | None = None) -> None:
+    """Download ``url`` (or take its copy ``local``) and unpack it into ``folder`` (made,
+    or replaced if there)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     suffix = archive_suffix(url)
     assert suffix is not None, "the overlay's validation admits only known archives"
     with tempfile.TemporaryDirectory(prefix="mlab-archive-", dir=folder.parent) as tmp:
-        archive = Path(tmp) / f"download{suffix}"
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response, \
-                archive.open("wb") as out:
-            shutil.copyfileobj(response, out, _CHUNK)
+        archive = local or Path(tmp) / f"download{suffix}"
+        if local is None:
+            with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response, \
+                    archive.open("wb") as out:
+                shutil.copyfileobj(response, out, _CHUNK)
         try:
             if suffix == ".zip":
                 _unpack_zip(archive, folder)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
+from pytest_mlab.core.bundle import Bundle, hub_source
 from pytest_mlab.core.fingerprint import sha256_file
 from pytest_mlab.core.overlay import HubFolder
 from pytest_mlab.taskkit.held_back import HELD
@@ -80,13 +82,33 @@ def _blank(source: Path, target: Path, column: str) -> None:
     pq.write_table(table.set_column(index, table.schema.field(index), blank), target)
 
 
-def prepare_hub(entries: tuple[HubFolder, ...], public: Path, private: Path) -> None:
-    """Every repository into ``public/<folder>``, its withheld files whole into
-    ``private/held/<folder>``."""
+def bundled_hub(bundle: Bundle) -> Callable[[HubFolder, Path], None]:
+    """What puts a repository's files into a folder from the offline bundle, where the
+    Hub's own download would; a downloaded bundle's files must still be what the overlay
+    pins, a synthetic one's are its own."""
+
+    def fetch(entry: HubFolder, into: Path) -> None:
+        for name, want in entry.files.items():
+            found = bundle.file(hub_source(entry.type, entry.repo, entry.revision, name))
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found, into / name)
+            got = sha256_file(into / name)
+            if want and got != want and bundle.kind == "downloaded":
+                raise RuntimeError(
+                    f"{entry.repo}: {name} in the bundle {bundle.root} has sha256 {got}, "
+                    f"the overlay pins {want}; bundle it again")
+
+    return fetch
+
+
+def prepare_hub(entries: tuple[HubFolder, ...], public: Path, private: Path,
+                fetch: Callable[[HubFolder, Path], None] | None = None) -> None:
+    """Every repository into ``public/<folder>`` (by ``fetch``, else from the Hub), its
+    withheld files whole into ``private/held/<folder>``."""
     for entry in entries:
         scratch = private.parent / "hub-download" / entry.folder
         shutil.rmtree(scratch, ignore_errors=True)
-        download(entry, scratch)
+        (fetch or download)(entry, scratch)
         _describe_splits(entry, scratch)
         for name, column in entry.withhold.items():
             whole = private / HELD / entry.folder / name

@@ -15,6 +15,7 @@ it failed to read a file outside the submission (then the trial is an error).
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -24,12 +25,19 @@ from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.module_file import load_file
-from pytest_mlab.core.original_task import BLANKERS, SCORERS, mounted_folder
+from pytest_mlab.core.original_task import (
+    BLANKERS,
+    SCORERS,
+    STARTUP,
+    mounted_folder,
+    write_startup,
+)
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.taskkit.archives import fetch_archive
 from pytest_mlab.taskkit.held_back import HELD, empty, hold_back, link_for_eval
-from pytest_mlab.taskkit.hub_folders import prepare_hub
-from pytest_mlab.taskkit.original_sources import check_sources
+from pytest_mlab.taskkit.hub_folders import bundled_hub, prepare_hub
+from pytest_mlab.taskkit.offline import offline_environ
+from pytest_mlab.taskkit.original_sources import OFFLINE_LOG, check_bundle, check_sources
 
 PREPARE_SECONDS = 3 * 3600.0
 # The original's prepare scripts ask for consent with input(); with --mlab-accept-rules
@@ -43,10 +51,17 @@ def _files(root: Path) -> set[str]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
-def _run_prepare(scripts: Path, accept_rules: bool) -> None:
+def _run_prepare(scripts: Path, accept_rules: bool, extra: dict[str, str]) -> None:
+    """The original prepare.py, as the original runs it; ``extra``'s PATH and PYTHONPATH
+    go before the harness's."""
+    env = dict(os.environ)
+    for name, value in extra.items():
+        env[name] = (value + os.pathsep + env[name] if name in ("PATH", "PYTHONPATH")
+                     and env.get(name) else value)
     try:
         done = subprocess.run(
             [sys.executable, "prepare.py"], cwd=scripts, capture_output=True, text=True,
+            env=env,
             input=_CONSENT if accept_rules else None,
             stdin=None if accept_rules else subprocess.DEVNULL, timeout=PREPARE_SECONDS,
         )
@@ -58,12 +73,24 @@ def _run_prepare(scripts: Path, accept_rules: bool) -> None:
 
 
 def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
-            public: Path, private: Path) -> None:
+            public: Path, private: Path, bundle: Path | None = None) -> None:
+    """``bundle``: the offline bundle to take every download from (``offline.py``)."""
     overlay = read_overlay(overlay_path)
     if overlay.unavailable:
         raise TaskUnavailable(overlay.unavailable)
-    check_sources(overlay, accept_rules)
     scratch = private.parent / "original"
+    extra: dict[str, str] = {}
+    opened = None
+    if bundle is None:
+        check_sources(overlay, accept_rules)
+    else:
+        opened = check_bundle(overlay, bundle, accept_rules)
+        extra = offline_environ(opened.root, private.parent / "offline",
+                                private.parent / OFFLINE_LOG)
+        if overlay.python_startup:  # e.g. a check of a file the bundle stands in for
+            module = overlay_path.parent / STARTUP / overlay.python_startup
+            startup = write_startup(module, private.parent / "offline")
+            extra["PYTHONPATH"] += os.pathsep + str(startup)
     shutil.rmtree(scratch, ignore_errors=True)
     ignore = shutil.ignore_patterns("__pycache__", "prepared")
     shutil.copytree(folder / "env", scratch / "env", ignore=ignore, symlinks=True)
@@ -72,7 +99,7 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (scratch / "scripts" / link).parent.mkdir(parents=True, exist_ok=True)
         (scratch / "scripts" / link).symlink_to(target)
     if (scratch / "scripts" / "prepare.py").is_file():
-        _run_prepare(scratch / "scripts", accept_rules)
+        _run_prepare(scratch / "scripts", accept_rules, extra)
     for link in overlay.prepare_links:
         (scratch / "scripts" / link).unlink()
     starter = _files(folder / "env")
@@ -90,9 +117,10 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
             (private / "env" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / "env" / rel, private / "env" / rel)
     shutil.rmtree(scratch)
-    prepare_hub(overlay.hub, public, private)
+    prepare_hub(overlay.hub, public, private, fetch=bundled_hub(opened) if opened else None)
     for entry in overlay.mounted_data:
-        fetch_archive(entry.archive, mounted_folder(private.parent, entry.path))
+        fetch_archive(entry.archive, mounted_folder(private.parent, entry.path),
+                      local=opened.file(entry.archive) if opened else None)
 
 
 def _original_score(submission: Path, private: Path, starter_for_eval: tuple[str, ...]
@@ -148,4 +176,8 @@ def score(overlay_path: Path, submission: Path, private: Path, runner: Any) -> f
     if overlay.scorer:
         scorer = load_file(overlay_path.parent / SCORERS / overlay.scorer, "mlab_original_scorer")
         return float(scorer.score(submission, private, runner))
+    if overlay.python_startup:
+        # eval.py runs here, in the scorer's process: what the task's processes run first
+        # (cifar10's: torchvision's checks of the files the harness checked itself).
+        runpy.run_path(str(overlay_path.parent / STARTUP / overlay.python_startup))
     return _original_score(submission, private, overlay.starter_for_eval)

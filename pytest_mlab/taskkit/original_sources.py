@@ -14,11 +14,15 @@ import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pytest_mlab.core.bundle import Bundle, sources_of
 from pytest_mlab.core.errors import TaskUnavailable
 from pytest_mlab.core.original_task import missing_modules
 from pytest_mlab.core.overlay import Overlay
 
 PROBE_SECONDS = 5.0
+OFFLINE_LOG = "offline.log"
+"""Beside the prepared data: every download a preparation from a bundle asked for, and
+every connection it tried (``offline.py``)."""
 KAGGLE_HOST = "https://www.kaggle.com"
 _HUB_MODULES = ("huggingface_hub", "pyarrow")
 
@@ -92,3 +96,30 @@ def check_sources(overlay: Overlay, accept_rules: bool) -> None:
                 break
     if missing:
         raise TaskUnavailable(f"needs {'; '.join(missing)}")
+
+
+def check_bundle(overlay: Overlay, root: Path, accept_rules: bool) -> Bundle:
+    """The bundle at ``root``, every file the task needs in it checked; ``TaskUnavailable``
+    with one sentence where something is missing here, ``BundleError`` where a file is not
+    what the manifest says."""
+    bundle = Bundle(root)
+    sources = sources_of(overlay)
+    absent = bundle.missing(sources)
+    missing = []
+    if absent:
+        more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
+        missing.append(f"{absent[0]}{more} in the offline bundle {bundle.root} (bundle it on "
+                       f"a machine with network: python -m pytest_mlab bundle CHECKOUT "
+                       f"--out {bundle.root} --tasks {overlay.name})")
+    missing += missing_modules(overlay)
+    missing += [f"the {tool} command" for tool in overlay.tools if shutil.which(tool) is None]
+    competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
+    if competitions and not accept_rules:
+        rules = ", ".join(f"{KAGGLE_HOST}/competitions/{c}/rules" for c in competitions)
+        missing.append(f"consent to the competition's rules (accept them at {rules}, then "
+                       "pass --mlab-accept-rules)")
+    if missing:
+        raise TaskUnavailable(f"needs {'; '.join(missing)}")
+    for source in sources:
+        bundle.file(source)
+    return bundle

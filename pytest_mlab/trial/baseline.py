@@ -122,7 +122,10 @@ def record_baselines(results: Sequence[TrialResult], root: Path, runs: int) -> l
     for manifest, trials in sorted(by_task.items()):
         task = load_task(root / manifest)
         scores = [r.score for r in trials if r.score is not None and r.success]
-        if task.manifest.baseline.kind != "recorded":
+        if task.manifest.baseline.kind == "none":
+            lines.append(f"{task.name}: no baseline, as its starter writes no valid "
+                         "submission; nothing recorded")
+        elif task.manifest.baseline.kind != "recorded":
             lines.append(f"{task.name}: {task.manifest.baseline.kind} baseline, measured "
                          "where the trial runs; nothing recorded")
         elif len(scores) < runs:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from pytest_mlab.core.task import TaskSpec, TrialLimits
@@ -15,10 +16,12 @@ from pytest_mlab.sandbox.spec import SandboxSpec
 def sandbox_spec(
     task: TaskSpec, workspace: Workspace, gpus: tuple[str, ...], limits: TrialLimits, *,
     isolation: str, image: str, run_id: str, seed: int, prepared: Path,
-    cpus: tuple[int, ...] = (), python_bin: Path | None = None,
+    cpus: tuple[int, ...] = (), python_bin: Path | None = None, python: str = "",
 ) -> SandboxSpec:
     """``prepared``: the task's prepared data, which may hold folders its sandboxes mount;
-    ``python_bin``: the folder whose ``python`` is the trial's interpreter (first on PATH)."""
+    ``python_bin``: the folder whose ``python`` is the trial's interpreter (first on PATH);
+    ``python``: that interpreter where it is not the harness's (a task's own environment,
+    shown read-only at its own path)."""
     resources = ResourceLimits(
         memory_bytes=int(task.manifest.resources.memory_gb * GIB),
         cpu_seconds=int(limits.script_timeout * (os.cpu_count() or 1)) + 60,
@@ -29,6 +32,10 @@ def sandbox_spec(
     mounts = task.data_mounts(prepared)
     if startup:
         mounts = ((str(startup), str(startup)), *mounts)
+    own = python and python != sys.executable
+    if own:
+        env_root = str(Path(python).parent.parent)
+        mounts = ((env_root, env_root), *mounts)
     return SandboxSpec(
         workspace=workspace.root, protected=tuple(workspace.protected),
         hidden=tuple(task.hidden_paths()), resources=resources, gpus=gpus, cpus=cpus,
@@ -37,5 +44,5 @@ def sandbox_spec(
                      **(thread_environ(len(cpus)) if cpus else {}),
                      **({"PYTHONPATH": str(startup)} if startup else {})},
         run_id=run_id, isolation=isolation, image=image,
-        mounts=mounts, python_bin=python_bin,
+        mounts=mounts, python_bin=python_bin, python=python if own else "",
     )

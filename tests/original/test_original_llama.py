@@ -203,7 +203,7 @@ def test_the_overlay_runs_the_task_end_to_end_on_what_it_downloads(
     overlay = (OVERLAYS / "llama-inference.toml").read_text().splitlines()
     # This starter needs neither the original's libraries, nor a GPU or the memory of a
     # 7B model.
-    dropped = ("requirements", "versions", "gpus", "memory_gb", "disk_gb")
+    dropped = ("install", "requirements", "versions", "gpus", "memory_gb", "disk_gb")
     kept = [line for line in overlay if not line.startswith(dropped)]
     (overlays / "llama-inference.toml").write_text("\n".join(kept) + "\n")
     with loopback_hub(repos, monkeypatch, tmp_path / "hf-home") as seen:
