@@ -49,10 +49,10 @@ def _define_missing_ops(module: ModuleType) -> None:
     namespace = torch.ops.torchvision
     if hasattr(namespace, "nms"):
         return
-    library = torch.library.Library("torchvision", "FRAGMENT")
+    library = torch.library.Library("torchvision", "FRAGMENT")  # type: ignore[no-untyped-call]
     for name, schema in SCHEMAS.items():
         if not hasattr(namespace, name):
-            library.define(schema)
+            library.define(schema)  # type: ignore[no-untyped-call]
     _libraries.append(library)
 
 
