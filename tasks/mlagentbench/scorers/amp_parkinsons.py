@@ -107,4 +107,6 @@ def score(submission: Path, private: Path, runner: Any) -> float:
     # As the original metric, an answer that is not finite (a visit that did not take
     # place; prepare.py writes none) is skipped.
     scored = [identifier for identifier, rating in answers.items() if math.isfinite(rating)]
+    if not scored:
+        raise ScorerError(f"the prepared {ANSWERS} has no finite rating to score.")
     return smape_plus_one([answers[i] for i in scored], [predicted[i] for i in scored])
