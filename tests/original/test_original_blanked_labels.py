@@ -54,6 +54,7 @@ class CIFAR10:
     base_folder = "cifar-10-batches-py"
     train_list = [["data_batch_1", {hashlib.md5(_batch(TRAIN)).hexdigest()!r}]]
     test_list = [["test_batch", {hashlib.md5(_batch(TEST)).hexdigest()!r}]]
+    meta = {{"filename": "batches.meta", "key": "label_names", "md5": None}}
 
     def __init__(self, root, train=True, download=False):
         self.root = root

@@ -4,19 +4,26 @@ categories on the held-out images, without its out-of-sample half.
 The original prepare.py holds back 2% of the training images as the test set, so every
 one of them is in-sample and no out-of-sample label exists to score: its eval.py draws
 one per image at random on every call, which makes half of its metric noise. The MAP@20
-is computed as the competition defines it: categories are the space-separated words of
-the ``categories`` cell, at most 20 are ranked, and a category counts once, at its
-first rank.
+is computed as the competition defines it: at most 20 categories are ranked, and a
+category counts once, at its first rank.
+
+A ``categories`` cell is read as integer codes, in any of the forms they come in: the
+documented space-separated list (``150 159``), and the Python list the starter writes
+(``[150, 159]``) and the prepared answer.csv keeps from the training set
+(``[150.0, 159.0]``). Compared as words, as the original's metric.py does, no answer
+matches any submission and every score is 0. A cell that is not such a list makes the
+submission invalid.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from pytest_mlab.core.errors import InvalidSubmission
+from pytest_mlab.core.errors import InvalidSubmission, ScorerError
 
 K = 20
 SUBMISSION = "submission.csv"
@@ -28,7 +35,7 @@ MAX_FIELDS = 1000
 # before it is parsed.
 
 
-def average_precision(actual: list[str], predicted: list[str], k: int = K) -> float:
+def average_precision(actual: list[int], predicted: list[int], k: int = K) -> float:
     """AP@k of one image: precision at each rank that finds a new true category."""
     if not actual:
         return 0.0
@@ -40,8 +47,37 @@ def average_precision(actual: list[str], predicted: list[str], k: int = K) -> fl
     return total / min(len(actual), k)
 
 
-def _categories(cell: object) -> list[str]:
-    return str(cell).split() if isinstance(cell, str) else []
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def parse_categories(cell: str) -> list[int]:
+    """The integer codes of a cell: ``150 159``, ``[150, 159]`` or ``[150.0, 159.0]``;
+    ``ValueError`` for anything else."""
+    text = cell.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    codes = []
+    for word in _SEPARATORS.split(text.strip(" ,")):
+        if not word:
+            continue
+        number = float(word)
+        if not number.is_integer():
+            raise ValueError(f"{word!r} is not an integer")
+        codes.append(int(number))
+    return codes
+
+
+def _column(frame: pd.DataFrame, file: str) -> dict[str, list[int]]:
+    """Each id's categories; the first cell that is no list of integers is named."""
+    categories = {}
+    for row, (image, cell) in enumerate(zip(frame["id"], frame["categories"], strict=True),
+                                        start=2):
+        try:
+            categories[image] = parse_categories(cell)
+        except ValueError:
+            raise ValueError(f"{file} line {row} (id {image}): the categories {cell[:100]!r} "
+                             "are not a list of integer codes") from None
+    return categories
 
 
 def _read_submission(path: Path) -> pd.DataFrame:
@@ -76,7 +112,13 @@ def score(submission: Path, private: Path, runner: Any) -> float:
     if len(missing):
         raise InvalidSubmission(f"{SUBMISSION} lacks {len(missing)} held-out images, e.g. "
                                 f"id {missing.iloc[0]}.")
-    predicted = dict(zip(ids, frame["categories"], strict=True))
-    scores = [average_precision(_categories(truth), _categories(predicted[image]))
-              for image, truth in zip(answers["id"], answers["categories"], strict=True)]
+    try:
+        truths = _column(answers, str(ANSWERS))
+    except ValueError as error:
+        raise ScorerError(f"the prepared {error}.") from None
+    try:
+        predicted = _column(frame, SUBMISSION)
+    except ValueError as error:
+        raise InvalidSubmission(f"{error}.") from None
+    scores = [average_precision(truth, predicted[image]) for image, truth in truths.items()]
     return sum(scores) / len(scores)
