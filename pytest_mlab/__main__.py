@@ -15,6 +15,8 @@ COMMANDS = {
     "view": ("pytest_mlab.cli.view", "browse runs, side by side and step by step, on 127.0.0.1"),
     "attest": ("pytest_mlab.cli.attest", "probe a sandbox from inside and print its record"),
     "check": ("pytest_mlab.cli.check", "run the rule checks over a run's traces again"),
+    "bundle": ("pytest_mlab.cli.bundle",
+               "download the original tasks' data into a folder for offline machines"),
 }
 
 

@@ -87,19 +87,29 @@ class BundleFile:
     sha256: str
 
 
+def placed_file(root: Path, source: str) -> BundleFile:
+    """The manifest's entry for the file of ``source`` placed under ``root``, hashed now; a
+    ``BundleError`` where it is missing."""
+    path = root / path_of(source)
+    if not path.is_file():
+        raise BundleError(f"{path} is missing: {source} was not downloaded")
+    return BundleFile(path_of(source), source, path.stat().st_size, sha256_file(path))
+
+
+def write_entries(root: Path, files: Iterable[BundleFile], kind: BundleKind) -> Path:
+    """Write the manifest of ``files``, whose hashes are known (hashed as they were
+    downloaded), without reading them again."""
+    entries = [{"path": f.path, "source": f.source, "size": f.size, "sha256": f.sha256}
+               for f in {f.source: f for f in files}.values()]
+    manifest = {"format": FORMAT, "kind": kind, "files": entries}
+    write_atomic(root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return root / MANIFEST
+
+
 def write_manifest(root: Path, sources: Iterable[str], kind: BundleKind) -> Path:
     """Hash every file of ``sources`` already placed under ``root`` and write the manifest;
     a source whose file is missing is a ``BundleError``."""
-    files = []
-    for source in dict.fromkeys(sources):
-        path = root / path_of(source)
-        if not path.is_file():
-            raise BundleError(f"{path} is missing: {source} was not downloaded")
-        files.append({"path": path_of(source), "source": source, "size": path.stat().st_size,
-                      "sha256": sha256_file(path)})
-    manifest = {"format": FORMAT, "kind": kind, "files": files}
-    write_atomic(root / MANIFEST, json.dumps(manifest, indent=1) + "\n")
-    return root / MANIFEST
+    return write_entries(root, [placed_file(root, s) for s in dict.fromkeys(sources)], kind)
 
 
 class Bundle:
