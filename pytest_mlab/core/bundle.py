@@ -157,3 +157,14 @@ class Bundle:
     def missing(self, sources: Iterable[str]) -> list[str]:
         """The sources the manifest lacks (cheap: no file is read)."""
         return [source for source in sources if source not in self.files]
+
+    def lacks(self, overlay: Overlay) -> str | None:
+        """What of the task's downloads the bundle lacks, with how to bundle it; None if
+        it holds them all."""
+        absent = self.missing(sources_of(overlay))
+        if not absent:
+            return None
+        more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
+        return (f"{absent[0]}{more} in the offline bundle {self.root} (bundle it on a "
+                f"machine with network: python -m pytest_mlab bundle CHECKOUT --out "
+                f"{self.root} --tasks {overlay.name})")

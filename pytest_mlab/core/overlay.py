@@ -123,6 +123,9 @@ class Overlay(BaseModel):
         default="", description="A module in blankers/ whose blank(rel, held, public) "
         "returns the agent's copy of a withheld file where an empty one would not do "
         "(test labels).")
+    heavy_env: str = Field(
+        default="", description="Why the task's own environment takes long to make or is "
+        "large (a build from source, gigabytes): --mlab-skip-heavy-envs skips the task.")
     runs_on_cpu: bool = Field(
         default=False, description="Its code takes the GPU only where one is found "
         "(cuda if available): on a synthetic bundle's tiny data it runs without a GPU.")

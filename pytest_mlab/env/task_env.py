@@ -43,6 +43,7 @@ from pathlib import Path
 
 from filelock import FileLock
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from pytest_mlab.core.atomic import write_atomic
@@ -98,8 +99,8 @@ def task_requirements(overlay: Overlay) -> tuple[str, ...]:
             raise TaskEnvError(f"overlay {overlay.name}: key 'install': {word!r} is not a "
                                "pip requirement") from None
         name = canonicalize_name(requirement.name)
-        if not requirement.specifier and name in pinned:
-            word = f"{requirement.name}{pinned[name]}"
+        if name in pinned:  # both hold: the command's range and the pinned one
+            word = f"{requirement.name}{requirement.specifier & SpecifierSet(pinned[name])}"
         wanted[name] = word
     for name, spec in pinned.items():
         wanted.setdefault(name, f"{name}{spec}")
@@ -259,7 +260,7 @@ _MADE: dict[tuple[Path, Path], str | TaskUnavailable] = {}
 def _unavailable(task: str, exc: TaskEnvError) -> TaskUnavailable:
     """One sentence: what failed, and the installer's verdict, which names the package."""
     head, _, said = str(exc).partition("\n")
-    words = " ".join(said.replace("╰─▶", " ").replace("×", " ").split())
+    words = " ".join(said.replace("\u2570\u2500\u25b6", " ").replace("\u00d7", " ").split())
     verdict = words[words.rfind("Because"):] if "Because" in words else words[-300:]
     return TaskUnavailable(f"{task}'s own Python environment cannot be made: {head.rstrip(':')}"
                            + (f" ({verdict})" if verdict else ""))

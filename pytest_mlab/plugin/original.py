@@ -36,6 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mlab-original-data", dest="mlab_original_data", type=Path,
                     metavar="DIR", help="Prepare original tasks from this offline bundle "
                     "(python -m pytest_mlab bundle CHECKOUT --out DIR), never the network.")
+    group.addoption("--mlab-skip-heavy-envs", dest="mlab_skip_heavy_envs",
+                    action="store_true", help="Skip original tasks whose own environment "
+                    "is large or builds from source (their overlay's heavy_env says why).")
     parser.addini("mlab_overlays", "Folder of the overlays (see --mlab-overlays).")
     parser.addini("mlab_original_data", "Offline bundle of the original tasks' data (see "
                   "--mlab-original-data).")

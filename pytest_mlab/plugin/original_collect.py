@@ -65,19 +65,39 @@ class OriginalTaskFile(TaskFile):
         )
 
     def collect(self) -> Iterator[TrialItem]:
-        settings = self.config.stash[SETTINGS_KEY]
         unsound: str | None = None
+        why_not: str | None = None
         overlay_read = False
         for item in super().collect():
             spec = item.stash.get(TRIAL_KEY, None)
-            reason = spec and docker_only(spec.task, settings.sandbox, settings.gpus)
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
             if not overlay_read and spec is not None and isinstance(spec.task, OriginalTask):
-                unsound = unsound_eval(read_overlay(spec.task.overlay_path))  # one task per file
+                overlay = read_overlay(spec.task.overlay_path)  # one task per file
+                unsound = unsound_eval(overlay)
+                why_not = not_here(spec.task, overlay, self.config)
                 overlay_read = True
+            if why_not:
+                item.add_marker(pytest.mark.skip(reason=why_not))
             if unsound:
                 item.add_marker(UNSOUND_MARK)
             yield item
         if unsound:
             warnings.warn(MlabWarning(unsound), stacklevel=1)
+
+
+def not_here(task: OriginalTask, overlay: Overlay, config: pytest.Config) -> str | None:
+    """Why the task cannot run in this session, found before anything is made for it (its
+    environment, its data); None if nothing is known to stop it."""
+    settings = config.stash[SETTINGS_KEY]
+    needed, pool = task.manifest.resources.gpus, settings.gpus
+    if needed > len(pool):
+        have = f"{len(pool)} GPU{'s' if len(pool) != 1 else ''}" if pool else "no GPU"
+        return (f"{task.name} needs {needed} GPU{'s' if needed != 1 else ''}, this machine "
+                f"has {have} (set --mlab-gpus or CUDA_VISIBLE_DEVICES)")
+    if reason := docker_only(task, settings.sandbox, pool):
+        return reason
+    if overlay.heavy_env and config.getoption("mlab_skip_heavy_envs"):
+        return (f"{task.name}: its own environment is too large for this run "
+                f"({overlay.heavy_env}); run it without --mlab-skip-heavy-envs")
+    bundle = original_bundle(config)
+    lacks = bundle.lacks(overlay) if bundle is not None else None
+    return f"{task.name} needs {lacks}" if lacks else None

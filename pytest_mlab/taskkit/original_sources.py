@@ -103,14 +103,8 @@ def check_bundle(overlay: Overlay, root: Path, accept_rules: bool) -> Bundle:
     with one sentence where something is missing here, ``BundleError`` where a file is not
     what the manifest says."""
     bundle = Bundle(root)
-    sources = sources_of(overlay)
-    absent = bundle.missing(sources)
-    missing = []
-    if absent:
-        more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
-        missing.append(f"{absent[0]}{more} in the offline bundle {bundle.root} (bundle it on "
-                       f"a machine with network: python -m pytest_mlab bundle CHECKOUT "
-                       f"--out {bundle.root} --tasks {overlay.name})")
+    lacks = bundle.lacks(overlay)
+    missing = [lacks] if lacks else []
     missing += missing_modules(overlay)
     missing += [f"the {tool} command" for tool in overlay.tools if shutil.which(tool) is None]
     competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
@@ -120,6 +114,6 @@ def check_bundle(overlay: Overlay, root: Path, accept_rules: bool) -> Bundle:
                        "pass --mlab-accept-rules)")
     if missing:
         raise TaskUnavailable(f"needs {'; '.join(missing)}")
-    for source in sources:
+    for source in sources_of(overlay):
         bundle.file(source)
     return bundle
