@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import pickle
 import tarfile
@@ -703,6 +704,89 @@ def _distilbert(words: Sequence[str]) -> Files:
             "vocab.txt": "".join(token + "\n" for token in vocabulary).encode()}
 
 
+LLAMA = "huggyllama/llama-7b"
+WIKITEXT = "Salesforce/wikitext"
+LLAMA_SHARDS = 2
+
+
+def llama_inference(rng: np.random.Generator) -> Files:
+    """A Llama of 2 layers and width 32 in two pytorch_model shards with their index, a
+    sentencepiece BPE vocabulary of characters and frequent pairs with byte fallback, as
+    Llama's is, and the wikitext test split: headings, blank rows and paragraphs, a share
+    of them over the 128 tokens the starter keeps."""
+    import pyarrow as pa
+
+    rows: list[str] = []
+    for number in range(24):
+        rows += ["", f" = {_words(rng, WORDS, 2, 4).title()} = \n", ""]
+        for _ in range(2):
+            words = _words(rng, WORDS, 40, 140).replace(" and ", " @-@ ", 3)
+            rows.append(f" {words.capitalize()} , {1900 + number} @,@ 000 .\n")
+    text = pa.table({"text": pa.array(rows, pa.string())})
+    files = {f"hf:{WIKITEXT}:wikitext-103-v1/test-00000-of-00001.parquet": _parquet(text)}
+    files.update({f"hf:{LLAMA}:{name}": data for name, data in _llama(rows).items()})
+    return files
+
+
+def _sentencepiece(corpus: list[str]) -> tuple[bytes, int]:
+    """A sentencepiece model (the protobuf tokenizer.model is) and its vocabulary size."""
+    from collections import Counter
+
+    from transformers.utils import sentencepiece_model_pb2_new as spm
+
+    text = "".join("\u2581" + line.strip().replace(" ", "\u2581") for line in corpus)
+    characters = sorted(set(text))
+    pairs = Counter(a + b for a, b in itertools.pairwise(text) if "\u2581" not in b)
+    merged = [pair for pair, _ in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[:100]]
+    model = spm.ModelProto()
+    kinds = spm.ModelProto.SentencePiece
+    model.pieces.add(piece="<unk>", score=0.0, type=kinds.UNKNOWN)
+    model.pieces.add(piece="<s>", score=0.0, type=kinds.CONTROL)
+    model.pieces.add(piece="</s>", score=0.0, type=kinds.CONTROL)
+    for byte in range(256):
+        model.pieces.add(piece=f"<0x{byte:02X}>", score=0.0, type=kinds.BYTE)
+    for rank, piece in enumerate(merged + characters):
+        model.pieces.add(piece=piece, score=-float(rank), type=kinds.NORMAL)
+    spec = model.trainer_spec
+    spec.model_type, spec.vocab_size, spec.byte_fallback = spec.BPE, len(model.pieces), True
+    spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id = 0, 1, 2, -1
+    spec.split_digits, spec.max_sentencepiece_length = True, 16
+    normalizer = model.normalizer_spec
+    normalizer.name, normalizer.add_dummy_prefix = "identity", True
+    normalizer.remove_extra_whitespaces, normalizer.escape_whitespaces = False, True
+    return model.SerializeToString(deterministic=True), len(model.pieces)
+
+
+def _llama(corpus: list[str]) -> Files:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer, size = _sentencepiece(corpus)
+    config = {"architectures": ["LlamaForCausalLM"], "bos_token_id": 1, "eos_token_id": 2,
+              "hidden_act": "silu", "hidden_size": 32, "initializer_range": 0.02,
+              "intermediate_size": 64, "max_position_embeddings": 256,
+              "model_type": "llama", "num_attention_heads": 2, "num_hidden_layers": 2,
+              "num_key_value_heads": 2, "pad_token_id": 0, "rms_norm_eps": 1e-06,
+              "tie_word_embeddings": False, "torch_dtype": "float32", "use_cache": True,
+              "vocab_size": size}
+    torch.manual_seed(0)
+    weights = LlamaForCausalLM(LlamaConfig(**config)).state_dict()
+    names = sorted(weights)
+    shards = [names[i::LLAMA_SHARDS] for i in range(LLAMA_SHARDS)]
+    files: Files = {"config.json": _json(config), "tokenizer.model": tokenizer}
+    index: dict[str, str] = {}
+    for number, shard in enumerate(shards, 1):
+        file = f"pytorch_model-{number:05d}-of-{LLAMA_SHARDS:05d}.bin"
+        buffer = io.BytesIO()
+        torch.save({name: weights[name].contiguous() for name in shard}, buffer)
+        files[file] = buffer.getvalue()
+        index.update(dict.fromkeys(shard, file))
+    total = sum(t.numel() * t.element_size() for t in weights.values())
+    files["pytorch_model.bin.index.json"] = _json({"metadata": {"total_size": total},
+                                                   "weight_map": index})
+    return files
+
+
 # ------------------------------------------------------------------------- the bundle
 
 
@@ -717,6 +801,7 @@ MAKERS: dict[str, Callable[[np.random.Generator], Files]] = {
     "ogbn-arxiv": ogbn_arxiv,
     "babylm": babylm,
     "imdb": imdb,
+    "llama-inference": llama_inference,
 }
 """The tasks whose downloads this module makes, by overlay name."""
 

@@ -308,3 +308,29 @@ def test_the_hugging_face_files_load_as_the_starters_load_them(
     assert model.config.n_embd == 32 and model.config.vocab_size == len(tokenizer)
     accuracy = folder("babylm", "accuracy") / "accuracy.py"
     assert "import datasets\nimport evaluate\n" in accuracy.read_text()
+
+
+def test_the_llama_files_load_and_the_wikitext_has_rows_of_full_context(
+        bundle: Path, tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    from transformers.utils import sentencepiece_model_pb2_new as spm
+
+    made = Bundle(bundle)
+    overlay = read_overlay(OVERLAYS / "llama-inference.toml")
+    llama, wikitext = overlay.hub
+    for file in llama.files:
+        shutil.copy(made.file(f"hf:model/{llama.repo}@{llama.revision}:{file}"),
+                    tmp_path / file)
+    model = transformers.AutoModelForCausalLM.from_pretrained(tmp_path)
+    vocabulary = spm.ModelProto()
+    vocabulary.ParseFromString((tmp_path / "tokenizer.model").read_bytes())
+    assert type(model).__name__ == "LlamaForCausalLM"
+    assert model.config.vocab_size == len(vocabulary.pieces)
+    assert vocabulary.trainer_spec.byte_fallback
+    index = json.loads((tmp_path / "pytorch_model.bin.index.json").read_text())
+    assert set(index["weight_map"]) == set(model.state_dict())
+    (rows,) = [made.file(f"hf:dataset/{wikitext.repo}@{wikitext.revision}:{file}")
+               for file in wikitext.files]
+    text = pd.read_parquet(rows)["text"]
+    # The starter keeps rows of 128 tokens or more; a token is at most two characters.
+    assert (text.str.len() > 2 * 128).sum() >= 8 and (text == "").any()
