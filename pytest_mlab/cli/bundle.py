@@ -43,13 +43,13 @@ from pytest_mlab.core.bundle import (
     write_entries,
 )
 from pytest_mlab.core.fingerprint import sha256_file
+from pytest_mlab.core.kaggle import kaggle_credentials, rules_pages
 from pytest_mlab.core.original_task import is_original_folder
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.core.task import TaskFormatError
 
 DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 """The plugin's default (``pytest_mlab.plugin.original``), found without importing pytest."""
-KAGGLE_HOST = "https://www.kaggle.com"
 URL_TIMEOUT = 60.0
 """Seconds a URL's host may stay silent, connecting or mid-download."""
 _CHUNK = 1 << 20
@@ -100,15 +100,6 @@ def plan(names: list[str], overlays: Path) -> Plan:
     return found
 
 
-def kaggle_credentials() -> bool:
-    """Whether the kaggle command will find credentials (as it looks for them)."""
-    if os.environ.get("KAGGLE_USERNAME") and os.environ.get("KAGGLE_KEY"):
-        return True
-    folders = [os.environ.get("KAGGLE_CONFIG_DIR"), Path.home() / ".kaggle",
-               Path.home() / ".config" / "kaggle"]
-    return any(folder and (Path(folder) / "kaggle.json").is_file() for folder in folders)
-
-
 def missing_pieces(sources: list[str], accept_rules: bool) -> list[str]:
     """What this machine lacks to download ``sources``, each with its fix."""
     missing = []
@@ -119,7 +110,7 @@ def missing_pieces(sources: list[str], accept_rules: bool) -> list[str]:
         missing.append("Kaggle credentials (set KAGGLE_USERNAME and KAGGLE_KEY, or write "
                        "~/.kaggle/kaggle.json)")
     if competitions and not accept_rules:
-        rules = ", ".join(f"{KAGGLE_HOST}/competitions/{c}/rules" for c in competitions)
+        rules = rules_pages(competitions)
         missing.append(f"consent to each competition's rules (accept them on kaggle.com at "
                        f"{rules}, then pass --accept-rules)")
     if any(s.startswith("hf:") for s in sources):

@@ -214,7 +214,9 @@ import sys
 import mlab_task_startup  # noqa: F401
 
 _here = os.path.dirname(os.path.abspath(__file__))
-_rest = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != _here]
+_paths = [os.path.abspath(entry or os.curdir) for entry in sys.path]
+# Only the folders after this one: one before it holds a sitecustomize that ran first.
+_rest = sys.path[_paths.index(_here) + 1:] if _here in _paths else sys.path
 _hidden = importlib.machinery.PathFinder.find_spec("sitecustomize", _rest)
 if _hidden is not None and _hidden.loader is not None:
     _hidden.loader.exec_module(importlib.util.module_from_spec(_hidden))

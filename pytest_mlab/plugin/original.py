@@ -82,6 +82,19 @@ def original_bundle(config: pytest.Config) -> Bundle | None:
     return config.stash[_BUNDLE_KEY]
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Where original tasks' data comes from, when not from the network; a synthetic
+    bundle's scores are not the tasks', and the run says so first."""
+    bundle = original_bundle(config)
+    if bundle is None:
+        return []
+    if bundle.kind == "synthetic":
+        return [f"mlab: original tasks prepared from the SYNTHETIC bundle {bundle.root}: "
+                "their scores are those of tiny synthetic data, not of the tasks' own"]
+    return [f"mlab: original tasks prepared from the offline bundle {bundle.root} "
+            f"({len(bundle.files)} files), never the network"]
+
+
 def overlay_dir(config: pytest.Config) -> Path:
     chosen = config.getoption("mlab_overlays") or config.getini("mlab_overlays")
     return Path(chosen).expanduser().resolve() if chosen else DEFAULT_OVERLAYS

@@ -87,6 +87,8 @@ class OriginalTaskFile(TaskFile):
 def not_here(task: OriginalTask, overlay: Overlay, config: pytest.Config) -> str | None:
     """Why the task cannot run in this session, found before anything is made for it (its
     environment, its data); None if nothing is known to stop it."""
+    if overlay.unavailable:
+        return f"{task.name}: {overlay.unavailable}"
     settings = config.stash[SETTINGS_KEY]
     needed, pool = task.manifest.resources.gpus, settings.gpus
     if needed > len(pool):

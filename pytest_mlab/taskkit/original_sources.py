@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from pytest_mlab.core.bundle import Bundle, sources_of
 from pytest_mlab.core.errors import TaskUnavailable
+from pytest_mlab.core.kaggle import KAGGLE_HOST, kaggle_credentials, rules_pages
 from pytest_mlab.core.original_task import missing_modules
 from pytest_mlab.core.overlay import Overlay
 
@@ -23,16 +24,7 @@ PROBE_SECONDS = 5.0
 OFFLINE_LOG = "offline.log"
 """Beside the prepared data: every download a preparation from a bundle asked for, and
 every connection it tried (``offline.py``)."""
-KAGGLE_HOST = "https://www.kaggle.com"
 _HUB_MODULES = ("huggingface_hub", "pyarrow")
-
-
-def _kaggle_credentials() -> bool:
-    if os.environ.get("KAGGLE_USERNAME") and os.environ.get("KAGGLE_KEY"):
-        return True
-    folders = [os.environ.get("KAGGLE_CONFIG_DIR"), Path.home() / ".kaggle",
-               Path.home() / ".config" / "kaggle"]
-    return any(folder and (Path(folder) / "kaggle.json").is_file() for folder in folders)
 
 
 def _url(source: str) -> str:
@@ -51,11 +43,11 @@ def missing_pieces(overlay: Overlay, accept_rules: bool) -> list[str]:
     competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
     if competitions and shutil.which("kaggle") is None:
         missing.append("the kaggle command (pip install kaggle)")
-    if competitions and not _kaggle_credentials():
+    if competitions and not kaggle_credentials():
         missing.append("Kaggle credentials (set KAGGLE_USERNAME and KAGGLE_KEY, or write "
                        "~/.kaggle/kaggle.json)")
     if competitions and not accept_rules:
-        rules = ", ".join(f"{KAGGLE_HOST}/competitions/{c}/rules" for c in competitions)
+        rules = rules_pages(competitions)
         missing.append(f"consent to the competition's rules (accept them at {rules}, then "
                        "pass --mlab-accept-rules)")
     if overlay.hub:
@@ -109,7 +101,7 @@ def check_bundle(overlay: Overlay, root: Path, accept_rules: bool) -> Bundle:
     missing += [f"the {tool} command" for tool in overlay.tools if shutil.which(tool) is None]
     competitions = [s.partition(":")[2] for s in overlay.sources if s.startswith("kaggle:")]
     if competitions and not accept_rules:
-        rules = ", ".join(f"{KAGGLE_HOST}/competitions/{c}/rules" for c in competitions)
+        rules = rules_pages(competitions)
         missing.append(f"consent to the competition's rules (accept them at {rules}, then "
                        "pass --mlab-accept-rules)")
     if missing:

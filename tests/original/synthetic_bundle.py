@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pytest_mlab.core.bundle import path_of, sources_of, write_manifest
 from pytest_mlab.core.overlay import read_overlay
-from pytest_mlab.taskkit.bundle import path_of, sources_of, write_manifest
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 STAMP = (1980, 1, 1, 0, 0, 0)

@@ -30,8 +30,8 @@ from synthetic_bundle import (
     make_synthetic_bundle,
 )
 
+from pytest_mlab.core.bundle import MANIFEST, Bundle, BundleError, sources_of
 from pytest_mlab.core.overlay import read_overlay
-from pytest_mlab.taskkit.bundle import MANIFEST, Bundle, BundleError, sources_of
 
 ORIGINALS = (Path(__file__).resolve().parents[3] / "shared" / "mlagentbench"
              / "mlagentbench-5d71205-benchmarks.tar.gz")

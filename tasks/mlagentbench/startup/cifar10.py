@@ -5,8 +5,9 @@ torchvision checks every CIFAR-10 file against the md5 of the original download,
 ``download=True`` downloads the archive again when one differs. The agent's test batch is
 blanked, and a synthetic bundle's files are not the original's, so each would fail there
 (and the sandbox has no network); the harness checks the bundle's files by sha256 itself.
-This drops the md5 of every file of ``CIFAR10`` (``train_list``, ``test_list`` and
-``meta``) as ``torchvision.datasets.cifar`` is imported; each must still be there.
+This drops the md5 of every file of ``CIFAR10`` (``train_list``, ``test_list``, ``meta``
+and the archive's ``tgz_md5``, which preparing from a bundle downloads) as
+``torchvision.datasets.cifar`` is imported; each must still be there.
 
 torchvision 0.28 registers fake kernels for its ``nms`` and ``qnms`` operators whether or
 not its C++ library, which defines them, loaded: beside a torch that library does not
@@ -41,6 +42,7 @@ def _drop_md5s(module: ModuleType) -> None:
     cifar.train_list = [[file, None] for file, _ in cifar.train_list]
     cifar.test_list = [[file, None] for file, _ in cifar.test_list]
     cifar.meta = {**cifar.meta, "md5": None}
+    cifar.tgz_md5 = None
 
 
 def _define_missing_ops(module: ModuleType) -> None:
