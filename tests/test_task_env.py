@@ -17,13 +17,15 @@ from pytest_mlab.core.overlay import Overlay, read_overlay
 from pytest_mlab.env.task_env import (
     RECORD,
     EnvPlan,
-    TaskEnvError,
     env_dir,
     env_python,
-    harness_constraints,
     make_task_env,
     plan_env,
     read_record,
+)
+from pytest_mlab.env.task_requirements import (
+    TaskEnvError,
+    harness_constraints,
     task_requirements,
 )
 

@@ -17,20 +17,15 @@ which fetches each image's coco_url and is run by hand.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import http.client
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_mlab.cli.bundle_download import DownloadError, download
 from pytest_mlab.core.bundle import (
     MANIFEST,
     Bundle,
@@ -38,7 +33,6 @@ from pytest_mlab.core.bundle import (
     BundleFile,
     hub_source,
     path_of,
-    placed_file,
     sources_of,
     write_entries,
 )
@@ -50,18 +44,11 @@ from pytest_mlab.core.task import TaskFormatError
 
 DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 """The plugin's default (``pytest_mlab.plugin.original``), found without importing pytest."""
-URL_TIMEOUT = 60.0
-"""Seconds a URL's host may stay silent, connecting or mid-download."""
-_CHUNK = 1 << 20
 NOT_BUNDLED = {
     "fathomnet": "its images are not bundled: the original's download_images.py fetches "
                  "each image's coco_url and is run by hand",
 }
 """What a task's preparation needs that the bundle does not hold, by task folder."""
-
-
-class DownloadError(Exception):
-    """A source that could not be downloaded: why, in a few words."""
 
 
 @dataclass
@@ -119,95 +106,6 @@ def missing_pieces(sources: list[str], accept_rules: bool) -> list[str]:
         if os.environ.get("HF_HUB_OFFLINE"):
             missing.append("the Hugging Face Hub (unset HF_HUB_OFFLINE)")
     return missing
-
-
-def _place(downloaded: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(downloaded, target)
-
-
-def _fetch_url(url: str, target: Path) -> tuple[int, str]:
-    """Stream ``url`` into ``target``'s ``.part`` file, renamed to ``target`` when complete:
-    its size and sha256."""
-    part = target.with_name(f"{target.name}.part")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    request = urllib.request.Request(url, headers={"User-Agent": "pytest-mlab-bundle"})
-    digest, size = hashlib.sha256(), 0
-    try:
-        with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as answer, \
-                part.open("wb") as out:
-            expected = answer.headers.get("Content-Length")
-            while chunk := answer.read(_CHUNK):
-                out.write(chunk)
-                digest.update(chunk)
-                size += len(chunk)
-        if expected is not None and int(expected) != size:
-            raise DownloadError(f"the answer ended after {size} of {expected} bytes")
-        part.replace(target)
-    except urllib.error.HTTPError as exc:
-        raise DownloadError(f"the server answered HTTP {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        raise DownloadError(f"the server cannot be reached ({exc.reason})") from None
-    except (OSError, http.client.HTTPException) as exc:
-        raise DownloadError(f"the download broke off ({str(exc) or type(exc).__name__})") from None
-    finally:
-        part.unlink(missing_ok=True)
-    return size, digest.hexdigest()
-
-
-def _fetch_kaggle(competition: str, target: Path, scratch: Path) -> None:
-    """The competition's zip, downloaded into ``scratch`` (the kaggle command writes it
-    under its final name as it goes) and moved to ``target`` when complete."""
-    kaggle = shutil.which("kaggle") or "kaggle"
-    argv = [kaggle, "competitions", "download", "-c", competition, "-p", str(scratch)]
-    run = subprocess.run(argv, capture_output=True, text=True, check=False)
-    said = (run.stdout + run.stderr).strip().splitlines()
-    last = f": {said[-1].strip()}" if said else ""
-    if run.returncode != 0:
-        raise DownloadError(f"kaggle competitions download -c {competition} failed "
-                            f"(exit {run.returncode}){last}")
-    zipped = scratch / f"{competition}.zip"
-    if not zipped.is_file():
-        raise DownloadError(f"kaggle competitions download -c {competition} wrote no "
-                            f"{zipped.name}{last}")
-    _place(zipped, target)
-
-
-def _fetch_hub(source: str, target: Path, scratch: Path, pin: str) -> None:
-    from huggingface_hub import hf_hub_download  # reads HF_TOKEN and HF_ENDPOINT itself
-
-    kind, _, rest = source.partition(":")[2].partition("/")
-    repo, _, file = rest.partition(":")
-    repo, _, revision = repo.partition("@")
-    try:
-        got = Path(hf_hub_download(repo, file, repo_type=kind, revision=revision,
-                                   local_dir=scratch))
-    except Exception as exc:  # the hub's errors share no base class beyond Exception
-        said = str(exc).strip().splitlines()
-        raise DownloadError(said[0] if said else type(exc).__name__) from None
-    digest = sha256_file(got)
-    if pin and digest != pin:
-        raise DownloadError(f"{file} at revision {revision} has sha256 {digest}, the overlay "
-                            f"pins {pin}; check what changed and update the overlay")
-    _place(got, target)
-
-
-def download(root: Path, source: str, pin: str = "") -> BundleFile:
-    """Put ``source``'s file at its bundle path under ``root``; a ``DownloadError`` saying
-    why not, with nothing left under that path."""
-    target = root / path_of(source)
-    if source.startswith(("http:", "https:")):
-        size, digest = _fetch_url(source, target)
-        return BundleFile(path_of(source), source, size, digest)
-    scratch = Path(tempfile.mkdtemp(prefix=".part-", dir=root))
-    try:
-        if source.startswith("kaggle:"):
-            _fetch_kaggle(source.partition(":")[2], target, scratch)
-        else:
-            _fetch_hub(source, target, scratch, pin)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return placed_file(root, source)
 
 
 def _intact(root: Path, entry: BundleFile, hashed: bool, pin: str) -> bool:

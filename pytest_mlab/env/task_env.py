@@ -29,7 +29,6 @@ cache).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import shlex
 import shutil
@@ -38,33 +37,26 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from filelock import FileLock
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 
 from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.errors import TaskUnavailable
 from pytest_mlab.core.original_task import STARTUP
 from pytest_mlab.core.overlay import Overlay, read_overlay
+from pytest_mlab.env.task_requirements import (
+    TaskEnvError,
+    harness_constraints,
+    harness_meets,
+    task_requirements,
+)
 
 RECORD = "mlab-env.json"
 """Written last: an environment without it was never finished."""
 _PTH = "zz-pytest-mlab-harness.pth"
 """Sorted after every other .pth file of the environment, so the harness comes last."""
 _TAIL = 2000
-HELD_ALWAYS = frozenset({"torch", "torchvision", "torchaudio", "triton"})
-"""Held at the harness's version (where the harness has them)."""
-
-
-class TaskEnvError(Exception):
-    """The environment could not be made; the message is one sentence and the installer's
-    last words."""
-
-
 @dataclass(frozen=True)
 class EnvPlan:
     """What a task's environment installs, under which constraints, with which tool."""
@@ -86,66 +78,12 @@ class EnvPlan:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def task_requirements(overlay: Overlay) -> tuple[str, ...]:
-    """The overlay's pip requirements (its ``install`` command, else its modules), each
-    with the version its ``versions`` table pins where the command gives none."""
-    words = shlex.split(overlay.install)[2:] if overlay.install else list(overlay.requirements)
-    pinned = {canonicalize_name(name): spec for name, spec in overlay.versions.items()}
-    wanted: dict[str, str] = {}
-    for word in words:
-        try:
-            requirement = Requirement(word)
-        except InvalidRequirement:
-            raise TaskEnvError(f"overlay {overlay.name}: key 'install': {word!r} is not a "
-                               "pip requirement") from None
-        name = canonicalize_name(requirement.name)
-        if name in pinned:  # both hold: the command's range and the pinned one
-            word = f"{requirement.name}{requirement.specifier & SpecifierSet(pinned[name])}"
-        wanted[name] = word
-    for name, spec in pinned.items():
-        wanted.setdefault(name, f"{name}{spec}")
-    return tuple(sorted(wanted.values()))
-
-
-def harness_constraints(requirements: tuple[str, ...]) -> tuple[str, ...]:
-    """torch and its companions at the harness's versions, less those the task pins
-    itself: the one family whose other builds are gigabytes (CUDA)."""
-    parsed = [Requirement(r) for r in requirements]
-    chosen = {canonicalize_name(r.name) for r in parsed if r.specifier}
-    pins = []
-    for name in sorted(HELD_ALWAYS - chosen):
-        try:
-            pins.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            continue
-    return tuple(pins)
-
-
 def uv_binary() -> str | None:
     try:
         from uv import find_uv_bin  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return shutil.which("uv")
     return str(find_uv_bin())
-
-
-def harness_meets(overlay: Overlay) -> bool:
-    """Whether the harness's own interpreter holds what the task needs: every module its
-    code imports, and every release its install command or ``versions`` pins. Then the
-    task needs no environment of its own."""
-    if any(importlib.util.find_spec(module) is None for module in overlay.requirements):
-        return False
-    for text in task_requirements(overlay):
-        requirement = Requirement(text)
-        if not requirement.specifier:
-            continue
-        try:
-            version = metadata.version(requirement.name)
-        except metadata.PackageNotFoundError:
-            return False
-        if not requirement.specifier.contains(version, prereleases=True):
-            return False
-    return True
 
 
 def plan_env(overlay: Overlay, overlay_path: Path | None = None) -> EnvPlan:
@@ -268,17 +206,17 @@ def _unavailable(task: str, exc: TaskEnvError) -> TaskUnavailable:
 
 def task_interpreter(cache_dir: Path, overlay_path: Path) -> str:
     """The Python that runs the task's code: the harness's own where it holds everything
-    the overlay asks for, else the task's environment, made first if need be (once per
-    process asked). ``TaskUnavailable`` where it cannot be made."""
+    the overlay asks for (asked every time: cheap, and a module may have gone since),
+    else the task's environment, made first if need be (looked for once per process).
+    ``TaskUnavailable`` where it cannot be made."""
+    overlay = read_overlay(overlay_path)
+    if harness_meets(overlay):
+        return sys.executable
     key = (cache_dir, overlay_path)
     if key not in _MADE:
-        overlay = read_overlay(overlay_path)
         try:
-            if harness_meets(overlay):
-                _MADE[key] = sys.executable
-            else:
-                plan = plan_env(overlay, overlay_path)
-                _MADE[key] = str(env_python(make_task_env(cache_dir, plan)))
+            plan = plan_env(overlay, overlay_path)
+            _MADE[key] = str(env_python(make_task_env(cache_dir, plan)))
         except TaskEnvError as exc:
             _MADE[key] = _unavailable(overlay.name, exc)
     made = _MADE[key]

@@ -49,13 +49,11 @@ def _scoring(
     seed: int, cpus: tuple[int, ...] = (),
 ) -> ScoringSandbox:
     """The sandbox kind and spec of a trial: its scripts' own, and its scorer's."""
-    settings: Settings = config.stash[SETTINGS_KEY]
-    python = task.interpreter()
+    settings, python = config.stash[SETTINGS_KEY], task.interpreter()
     spec = sandbox_spec(
         task, workspace, gpus, settings.overrides.limits_for(task),
         isolation=settings.isolation, image=settings.docker_image, run_id=settings.run_id,
-        seed=seed, cpus=cpus,
-        prepared=prepared_root(task, settings.cache_dir, settings.data_key),
+        seed=seed, cpus=cpus, prepared=prepared_root(task, settings.cache_dir, settings.data_key),
         python_bin=python_bin(settings.cache_dir, python), python=python,
     )
     return ScoringSandbox(settings.sandbox, spec)

@@ -18,7 +18,6 @@ from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
-    from pytest_mlab.core.bundle import Bundle
     from pytest_mlab.plugin.original_collect import OriginalTaskFile
 
 PROBLEM_FILE = "research_problem.txt"
@@ -60,31 +59,13 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
     return None
 
 
-_BUNDLE_KEY = pytest.StashKey["Bundle | None"]()
-
-
-def original_bundle(config: pytest.Config) -> Bundle | None:
-    """The offline bundle original tasks are prepared from; None: they download. Read
-    once per session; one that cannot be read is a usage error."""
-    if _BUNDLE_KEY not in config.stash:
-        chosen = config.getoption("mlab_original_data")
-        if not chosen and config.getini("mlab_original_data"):
-            chosen = config.rootpath / Path(config.getini("mlab_original_data")).expanduser()
-        found = None
-        if chosen:
-            from pytest_mlab.core.bundle import Bundle, BundleError
-
-            try:
-                found = Bundle(Path(chosen).expanduser())
-            except BundleError as exc:
-                raise pytest.UsageError(f"--mlab-original-data: {exc}") from None
-        config.stash[_BUNDLE_KEY] = found
-    return config.stash[_BUNDLE_KEY]
-
-
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Where original tasks' data comes from, when not from the network; a synthetic
     bundle's scores are not the tasks', and the run says so first."""
+    if not (config.getoption("mlab_original_data") or config.getini("mlab_original_data")):
+        return []
+    from pytest_mlab.plugin.original_data import original_bundle  # pydantic: only here
+
     bundle = original_bundle(config)
     if bundle is None:
         return []

@@ -25,12 +25,12 @@ from typing import Any
 
 from pytest_mlab.core.errors import InvalidSubmission, ScorerError, TaskUnavailable
 from pytest_mlab.core.module_file import load_file
+from pytest_mlab.core.original_shims import write_startup
 from pytest_mlab.core.original_task import (
     BLANKERS,
     SCORERS,
     STARTUP,
     mounted_folder,
-    write_startup,
 )
 from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.taskkit.archives import fetch_archive

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from original_folders import run_command_agent, write_accuracy_task
 
-from pytest_mlab.core.original_task import write_startup
+from pytest_mlab.core.original_shims import write_startup
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 TRAIN = {"data": [(0.0, 0.1), (0.2, 0.0), (5.0, 5.1), (5.2, 4.9), (9.8, 0.1), (10.1, 0.2)],

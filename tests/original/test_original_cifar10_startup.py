@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_mlab.core.original_task import write_startup
+from pytest_mlab.core.original_shims import write_startup
 from pytest_mlab.core.overlay import read_overlay
-from pytest_mlab.env.task_env import TaskEnvError, env_python, make_task_env, plan_env
+from pytest_mlab.env.task_env import env_python, make_task_env, plan_env
+from pytest_mlab.env.task_requirements import TaskEnvError
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 STARTUP = OVERLAYS / "startup" / "cifar10.py"

@@ -11,7 +11,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from pytest_mlab.core.overlay import read_overlay
-from pytest_mlab.env.task_env import task_requirements
+from pytest_mlab.env.task_requirements import task_requirements
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 
