@@ -61,10 +61,13 @@ def call_worker(
 ) -> dict[str, Any]:
     """Run ``verb`` of ``script`` on the two folders with ``python``; ``env`` defaults to
     the harness's own (``prepare`` may need credentials to download); ``sandbox`` is where
-    ``score`` may run the workspace's code."""
+    ``score`` may run the workspace's code, and its interpreter, where it names one (a
+    task's own environment), is the scorer's too."""
     with tempfile.TemporaryDirectory(prefix="mlab-worker-") as tmp:
         out = Path(tmp) / "result.json"
         env = os.environ if env is None else env
+        if sandbox is not None and sandbox[1].python:
+            python = sandbox[1].python
         argv = [*isolated_python(env, python), verb, str(script)]
         argv += [str(first), str(second), str(out)]
         if sandbox is not None:

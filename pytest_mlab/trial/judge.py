@@ -58,8 +58,7 @@ def judge(
     require_final_answer: bool = False,
 ) -> TrialResult:
     """Passed or failed, with one sentence. ``scored`` is None when the agent crashed;
-    ``baseline`` is None while recording one, or for a task that has none (its starter
-    writes no valid submission): then any valid score passes."""
+    ``baseline`` is None only while recording one: then any valid score passes."""
     task, metric = spec.task, spec.task.manifest.metric
     result = blank_result(nodeid, spec, threshold, "failed")
     result.ended_by, result.steps, result.seconds = run.ended_by, run.steps, run.seconds
@@ -87,9 +86,7 @@ def judge(
     if baseline is None:
         if run.fault is None and may_pass:
             result.success, result.outcome = True, "passed"
-        said = ("recorded" if task.manifest.baseline.kind != "none" else "with no baseline "
-                "to beat (the unmodified starter writes no valid submission)")
-        result.message = f"{task.name}: {ended}{metric.name}={score:.6g} {said}"
+        result.message = f"{task.name}: {ended}{metric.name}={score:.6g} recorded"
         return result
     gain = result.improvement = improvement(score, baseline.mean, metric.direction)
     result.normalised_score = normalised_of(result)

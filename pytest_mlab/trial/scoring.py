@@ -73,7 +73,7 @@ def _score_copy(
         reply = call_worker(
             "score", task.score_script, folder, data.private,
             timeout=task.manifest.limits.score_timeout, cwd=folder,
-            env=scorer_environ(os.environ), sandbox=run_in, python=task.interpreter(),
+            env=scorer_environ(os.environ), sandbox=run_in,
         )
     except (WorkerTimeout, WorkerCrash) as exc:
         raise ScorerError(f"{task.name}: {exc}") from None
