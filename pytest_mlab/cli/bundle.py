@@ -9,9 +9,8 @@ not downloaded again, each download goes to a ``.part`` file renamed into place 
 complete, and the manifest is written after each file, so a run that failed or was stopped
 goes on where it ended. Bundling some tasks, then others, into one DIR keeps both.
 
-Out of scope: fathomnet's images. The bundle holds the competition's zip, which is what its
-prepare.py downloads; the images themselves come from the original's download_images.py,
-which fetches each image's coco_url and is run by hand.
+Images a task's annotation file lists (fathomnet's, which its download_images.py fetches
+by each image's coco_url) are bundled after the zip that holds the file, by URL.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from pytest_mlab.core.bundle import (
     Bundle,
     BundleError,
     BundleFile,
+    coco_urls,
     hub_source,
     path_of,
     sources_of,
@@ -44,11 +44,9 @@ from pytest_mlab.core.task import TaskFormatError
 
 DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 """The plugin's default (``pytest_mlab.plugin.original``), found without importing pytest."""
-NOT_BUNDLED = {
-    "fathomnet": "its images are not bundled: the original's download_images.py fetches "
-                 "each image's coco_url and is run by hand",
-}
-"""What a task's preparation needs that the bundle does not hold, by task folder."""
+MANIFEST_EVERY = 10.0
+"""Seconds between writes of the manifest during a run (and after each file of a task's
+own sources): thousands of images must not each rewrite it."""
 
 
 @dataclass
@@ -57,6 +55,8 @@ class Plan:
 
     tasks: dict[str, list[str]] = field(default_factory=dict)
     pins: dict[str, str] = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
+    """By task: the annotation file of its Kaggle zip whose images are downloads too."""
 
     @property
     def sources(self) -> list[str]:
@@ -81,6 +81,8 @@ def plan(names: list[str], overlays: Path) -> Plan:
     for name in names:
         overlay = read_overlay(overlays / f"{name}.toml")
         found.tasks[name] = sources_of(overlay)
+        if overlay.coco_images:
+            found.images[name] = overlay.coco_images
         for entry in overlay.hub:
             found.pins.update({hub_source(entry.type, entry.repo, entry.revision, file): sha
                                for file, sha in entry.files.items() if sha})
@@ -175,23 +177,40 @@ def _bundle(args: argparse.Namespace, found: Plan, root: Path) -> None:
     missing = missing_pieces(todo, args.accept_rules)
     if missing:
         raise DownloadError(f"cannot download yet: this machine needs {'; '.join(missing)}")
-    for task, sources in found.tasks.items():
-        start, fetched = time.monotonic(), 0
-        for source in sources:
-            if source not in todo:
-                continue
-            try:
-                done[source] = download(root, source, found.pins.get(source, ""))
-            except DownloadError as exc:
-                raise DownloadError(f"{source} could not be downloaded: {exc}") from None
-            todo.remove(source)
-            fetched += 1
+    written = time.monotonic()
+
+    def fetch(source: str, every: float) -> None:
+        nonlocal written
+        try:
+            done[source] = download(root, source, found.pins.get(source, ""))
+        except DownloadError as exc:
+            raise DownloadError(f"{source} could not be downloaded: {exc}") from None
+        if time.monotonic() - written >= every:
             write_entries(root, done.values(), "downloaded")
-        size = sum(done[s].size for s in sources)
-        note = f"; {NOT_BUNDLED[task]}" if task in NOT_BUNDLED else ""
-        print(f"bundle: {task}: {len(sources)} files ({fetched} downloaded), {size:,} bytes, "
-              f"{time.monotonic() - start:.1f} s{note}", flush=True)
-    write_entries(root, done.values(), "downloaded")
+            written = time.monotonic()
+
+    try:  # what was complete stays listed, whatever stops the run
+        for task, sources in found.tasks.items():
+            start, fetched = time.monotonic(), 0
+            for source in sources:
+                if source in todo:
+                    fetch(source, 0.0)
+                    todo.remove(source)
+                    fetched += 1
+            if task in found.images:
+                archive = next(done[s] for s in sources if s.startswith("kaggle:"))
+                images = coco_urls(root / archive.path, found.images[task])
+                for url in images:
+                    if url not in done:
+                        fetch(url, MANIFEST_EVERY)
+                        fetched += 1
+                sources = [*sources, *images]
+            size = sum(done[s].size for s in sources)
+            print(f"bundle: {task}: {len(sources)} files ({fetched} downloaded), {size:,} bytes, "
+                  f"{time.monotonic() - start:.1f} s", flush=True)
+    finally:
+        if done:
+            write_entries(root, done.values(), "downloaded")
 
 
 def main(argv: list[str]) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,19 @@ def sources_of(overlay: Overlay) -> list[str]:
         found += [hub_source(entry.type, entry.repo, entry.revision, name) for name in entry.files]
     found += [entry.archive for entry in overlay.mounted_data]
     return list(dict.fromkeys(found))
+
+
+def coco_urls(archive: Path, member: str) -> list[str]:
+    """The coco_url of every image of the COCO annotation file ``member`` of the zip
+    ``archive``, in order; a ``BundleError`` where it cannot be read so."""
+    try:
+        with zipfile.ZipFile(archive) as opened:
+            images = json.loads(opened.read(member))["images"]
+        urls = [str(image["coco_url"]) for image in images]
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile) as exc:
+        raise BundleError(f"{archive}: {member} cannot be read as a COCO annotation file "
+                          f"with a coco_url per image ({type(exc).__name__}: {exc})") from None
+    return list(dict.fromkeys(urls))
 
 
 @dataclass(frozen=True)
@@ -158,10 +172,21 @@ class Bundle:
         """The sources the manifest lacks (cheap: no file is read)."""
         return [source for source in sources if source not in self.files]
 
+    def image_sources(self, overlay: Overlay) -> list[str]:
+        """The images the overlay's ``coco_images`` lists, read from the task's Kaggle zip
+        in this bundle; none where it names none or the zip is not here."""
+        zips = [s for s in sources_of(overlay) if s.startswith("kaggle:")]
+        entry = self.files.get(zips[0]) if overlay.coco_images and zips else None
+        return coco_urls(self.root / entry.path, overlay.coco_images) if entry else []
+
     def lacks(self, overlay: Overlay) -> str | None:
         """What of the task's downloads the bundle lacks, with how to bundle it; None if
         it holds them all."""
         absent = self.missing(sources_of(overlay))
+        try:
+            absent = absent or self.missing(self.image_sources(overlay))
+        except BundleError as exc:
+            return f"the list of its images from the offline bundle: {exc}"
         if not absent:
             return None
         more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""

@@ -129,6 +129,13 @@ class Overlay(BaseModel):
     runs_on_cpu: bool = Field(
         default=False, description="Its code takes the GPU only where one is found "
         "(cuda if available): on a synthetic bundle's tiny data it runs without a GPU.")
+    manual_steps: tuple[tuple[str, ...], ...] = Field(
+        default=(), description="What the original prepare.py asks the user to run by hand: "
+        "each a script of the folder's env/ and its arguments, run after prepare.py in "
+        "env/ with the task's interpreter.")
+    coco_images: str = Field(
+        default="", description="A COCO annotation file in the task's Kaggle zip: the "
+        "coco_url of each of its images is a download (of the manual steps), bundled too.")
     mounted_data: tuple[MountedData, ...] = Field(
         default=(), description="Archives unpacked at fixed paths under /tmp in every "
         "sandbox of the task, read-only.")
@@ -161,6 +168,17 @@ class Overlay(BaseModel):
         for first, second in itertools.pairwise(paths):
             if second == first or second.startswith(first + "/"):
                 raise ValueError(f"mounted_data: {second} is inside {first}")
+        return self
+
+    @model_validator(mode="after")
+    def _manual_steps_are_scripts(self) -> Self:
+        for step in self.manual_steps:
+            if not step or not step[0].endswith(".py") or step[0].startswith(("/", "..")):
+                raise ValueError(f"manual_steps: {list(step)} does not start with a script "
+                                 "of env/ (NAME.py)")
+        if self.coco_images and sum(s.startswith("kaggle:") for s in self.sources) != 1:
+            raise ValueError("coco_images names a file of the task's Kaggle zip, so sources "
+                             "must name one kaggle: competition")
         return self
 
     @model_validator(mode="after")

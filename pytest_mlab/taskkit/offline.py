@@ -6,8 +6,9 @@ bundle (``core/bundle.py``), each file checked against the bundle's sha256 first
 
 - ``kaggle`` and ``wget``: commands of these names first on its PATH, which copy the
   bundle's file where the real ones would write theirs;
-- ``urllib.request.urlopen`` (torchvision's and ogb's downloads): replaced, in every Python
-  process of the preparation, by one that reads the bundle;
+- ``urllib.request.urlopen`` (torchvision's and ogb's downloads) and, where the task's
+  environment has it, ``requests`` (the images fathomnet's download_images.py fetches):
+  replaced, in every Python process of the preparation, by what reads the bundle;
 - any other connection, or name lookup, of those processes to a host other than this
   one is refused (an audit hook), and every call of all of these is logged, so a test can
   show that nothing went out.
@@ -15,12 +16,16 @@ bundle (``core/bundle.py``), each file checked against the bundle's sha256 first
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.util
 import json
 import os
 import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pytest_mlab.core.bundle import Bundle, BundleError, kaggle_source
 from pytest_mlab.core.original_shims import chained_sitecustomize
@@ -46,6 +51,7 @@ def log(tool: str, what: str, answered: bool) -> None:
                                      "pid": os.getpid()}) + "\n")
 
 
+@functools.cache  # one manifest read, and each file hashed once, per process
 def _bundle() -> Bundle:
     return Bundle(Path(os.environ[BUNDLE_VARIABLE]))
 
@@ -144,6 +150,32 @@ def _urlopen(original: Callable[..., object]) -> Callable[..., object]:
     return urlopen
 
 
+def _answer_requests() -> None:
+    """Every http(s) request of ``requests`` answered from the bundle, if it is here."""
+    if importlib.util.find_spec("requests") is None:
+        return
+    adapters = importlib.import_module("requests.adapters")
+    exceptions = importlib.import_module("requests.exceptions")
+    urllib3 = importlib.import_module("urllib3")
+
+    def send(adapter: Any, request: Any, *args: object, **kwargs: object) -> Any:
+        url = str(request.url)
+        try:
+            found = _bundle().file(url)
+        except BundleError as exc:
+            log("requests", url, False)
+            raise exceptions.ConnectionError(f"pytest-mlab, offline: {exc}",
+                                             request=request) from None
+        log("requests", url, True)
+        raw = urllib3.HTTPResponse(
+            body=open(found, "rb"),  # noqa: SIM115 - read, then closed, by the response
+            headers={"Content-Length": str(found.stat().st_size)}, status=200,
+            preload_content=False, decode_content=False)
+        return adapter.build_response(request, raw)
+
+    adapters.HTTPAdapter.send = send
+
+
 def install() -> None:
     """In a Python process of the preparation: downloads from the bundle, no network."""
     import urllib.request
@@ -151,6 +183,7 @@ def install() -> None:
     if BUNDLE_VARIABLE not in os.environ:
         return
     urllib.request.urlopen = _urlopen(urllib.request.urlopen)
+    _answer_requests()
     sys.addaudithook(_refuse)
 
 

@@ -1,8 +1,9 @@
 """Prepare and score an original MLAgentBench task folder (see core/original_task.py).
 
 prepare: a scratch copy of the folder, the original's ``scripts/prepare.py`` run in it
-as the original runs it (from ``scripts/``, writing the agent's data to ``../env``), then
-what it added to ``env/`` becomes the public data and ``scripts/`` (answers and
+as the original runs it (from ``scripts/``, writing the agent's data to ``../env``), and
+what it asks the user to run by hand (the overlay's ``manual_steps``); then what they added
+to ``env/`` becomes the public data and ``scripts/`` (answers and
 ``eval.py``) the private half, beside the starter's modules ``eval.py`` may import; the
 overlay's ``mounted_data`` archives are unpacked beside the two halves. The user's
 checkout is never written.
@@ -51,25 +52,25 @@ def _files(root: Path) -> set[str]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
-def _run_prepare(scripts: Path, accept_rules: bool, extra: dict[str, str]) -> None:
-    """The original prepare.py, as the original runs it; ``extra``'s PATH and PYTHONPATH
-    go before the harness's."""
+def _run(argv: list[str], cwd: Path, accept_rules: bool, extra: dict[str, str]) -> None:
+    """A script of the original (``argv[0]``), run by this interpreter as the original
+    runs it; ``extra``'s PATH and PYTHONPATH go before the harness's."""
     env = dict(os.environ)
     for name, value in extra.items():
         env[name] = (value + os.pathsep + env[name] if name in ("PATH", "PYTHONPATH")
                      and env.get(name) else value)
+    script = f"the original {Path(argv[0]).name}"
     try:
         done = subprocess.run(
-            [sys.executable, "prepare.py"], cwd=scripts, capture_output=True, text=True,
-            env=env,
+            [sys.executable, *argv], cwd=cwd, capture_output=True, text=True, env=env,
             input=_CONSENT if accept_rules else None,
             stdin=None if accept_rules else subprocess.DEVNULL, timeout=PREPARE_SECONDS,
         )
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"the original prepare.py took over {PREPARE_SECONDS:g}s") from None
+        raise RuntimeError(f"{script} took over {PREPARE_SECONDS:g}s") from None
     if done.returncode != 0:
         output = (done.stdout + done.stderr)[-_TAIL:]
-        raise RuntimeError(f"the original prepare.py exited {done.returncode}:\n{output}")
+        raise RuntimeError(f"{script} exited {done.returncode}:\n{output}")
 
 
 def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
@@ -99,7 +100,11 @@ def prepare(folder: Path, overlay_path: Path, accept_rules: bool,
         (scratch / "scripts" / link).parent.mkdir(parents=True, exist_ok=True)
         (scratch / "scripts" / link).symlink_to(target)
     if (scratch / "scripts" / "prepare.py").is_file():
-        _run_prepare(scratch / "scripts", accept_rules, extra)
+        _run(["prepare.py"], scratch / "scripts", accept_rules, extra)
+    # What prepare.py asked the user to do by hand (fathomnet's download of its images),
+    # with the checkout's script: prepare.py deletes its own copy.
+    for script, *args in overlay.manual_steps:
+        _run([str(folder / "env" / script), *args], scratch / "env", accept_rules, extra)
     for link in overlay.prepare_links:
         (scratch / "scripts" / link).unlink()
     starter = _files(folder / "env")

@@ -22,18 +22,19 @@ import io
 import itertools
 import json
 import pickle
+import struct
 import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pytest_mlab.core.bundle import path_of, sources_of, write_manifest
-from pytest_mlab.core.overlay import read_overlay
+from pytest_mlab.core.bundle import coco_urls, path_of, sources_of, write_manifest
+from pytest_mlab.core.overlay import Overlay, read_overlay
 
 OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
 STAMP = (1980, 1, 1, 0, 0, 0)
@@ -357,9 +358,28 @@ def _uuid(rng: np.random.Generator) -> str:
                      digits[20:]))
 
 
+FATHOMNET_SIZE = (64, 48)
+"""Width and height of the synthetic images (the real ones are some 720 x 368 and more)."""
+
+
+def _png(pixels: np.ndarray) -> bytes:
+    """Height x width x 3 bytes as an RGB PNG, unfiltered."""
+    height, width, _ = pixels.shape
+    rows = b"".join(b"\x00" + pixels[row].astype(np.uint8).tobytes() for row in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+            + chunk(b"IEND", b""))
+
+
 def _coco_image(rng: np.random.Generator, number: int) -> dict[str, object]:
     uid = _uuid(rng)
-    return {"id": number, "width": 320, "height": 240, "file_name": f"{uid}.png",
+    width, height = FATHOMNET_SIZE
+    return {"id": number, "width": width, "height": height, "file_name": f"{uid}.png",
             "license": 0, "flickr_url": f"https://fathomnet.invalid/{uid}.png",
             "coco_url": f"https://fathomnet.invalid/{uid}.png",
             "date_captured": "2023-01-01 00:00:00"}
@@ -390,7 +410,7 @@ def fathomnet(rng: np.random.Generator) -> Files:
     notebook = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     return {"kaggle:fathomnet-out-of-sample-detection": _zip({
         "category_key.csv": _csv(key), "demo_download.ipynb": _json(notebook),
-        "download_images.py": b"# A synthetic stand-in: its images are not made.\n",
+        "download_images.py": b"# A stand-in: unzip -n keeps the env's own copy.\n",
         "multilabel_classification/train.csv": _csv(pd.DataFrame(rows)),
         "object_detection/eval.json": _json({"info": info, "images": evaluation,
                                              "categories": categories, "licenses": []}),
@@ -398,7 +418,10 @@ def fathomnet(rng: np.random.Generator) -> Files:
                                               "annotations": annotations,
                                               "categories": categories, "licenses": []}),
         "requirements.txt": b"pandas\nrequests\ntqdm\n",
-        "sample_submission.csv": _csv(sample)})}
+        "sample_submission.csv": _csv(sample)}),
+        # What download_images.py fetches: each image of train.json, by its coco_url.
+        **{str(image["coco_url"]): _png(rng.integers(0, 256, (*FATHOMNET_SIZE[::-1], 3)))
+           for image in images}}
 
 
 CONTRAIL_BANDS = ("11", "14", "15")
@@ -815,6 +838,14 @@ def _key(source: str) -> str:
     return source
 
 
+def _images(out: Path, overlay: Overlay) -> Iterator[str]:
+    """The images the overlay's annotation file lists, once its zip is written (the
+    sources before it in the loop that takes these)."""
+    if overlay.coco_images:
+        archive = next(s for s in sources_of(overlay) if s.startswith("kaggle:"))
+        yield from coco_urls(out / path_of(archive), overlay.coco_images)
+
+
 def make_synthetic_bundle(out: Path, tasks: Collection[str] | None = None) -> Path:
     """Write the synthetic downloads of ``tasks`` (all in ``MAKERS`` by default) under
     ``out``, one file per source of their overlays, and the manifest; return ``out``."""
@@ -826,7 +857,7 @@ def make_synthetic_bundle(out: Path, tasks: Collection[str] | None = None) -> Pa
     for task in (MAKERS if tasks is None else [t for t in MAKERS if t in tasks]):
         overlay = read_overlay(OVERLAYS / f"{task}.toml")
         files = MAKERS[task](np.random.default_rng(zlib.crc32(task.encode())))
-        for source in sources_of(overlay):
+        for source in itertools.chain(sources_of(overlay), _images(out, overlay)):
             if _key(source) not in files:
                 raise ValueError(f"{OVERLAYS / f'{task}.toml'} lists {source}, which "
                                  f"synthetic_bundle.{MAKERS[task].__name__} does not make")

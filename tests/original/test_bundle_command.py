@@ -48,6 +48,8 @@ name, folder = args[args.index("-c") + 1], Path(args[args.index("-p") + 1])
 folder.mkdir(parents=True, exist_ok=True)
 with zipfile.ZipFile(folder / f"{{name}}.zip", "w") as archive:
     archive.writestr("train.csv", "id,y\\n1,2\\n")
+    if os.environ.get("FAKE_KAGGLE_COCO"):  # an annotation file that lists images by URL
+        archive.writestr("object_detection/train.json", os.environ["FAKE_KAGGLE_COCO"])
 """
 
 HUB = """\
@@ -77,6 +79,7 @@ class World:
     checkout: Path
     overlays: Path
     out: Path
+    served: Path
     url: str
     asked: list[str]
     hub: list[tuple[str, str]]
@@ -139,8 +142,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     monkeypatch.delenv("KAGGLE_CONFIG_DIR", raising=False)
     with http_mirror(served) as (url, asked), \
             loopback_hub(repos, monkeypatch, tmp_path / "hf-home") as hub:
-        made = World(tmp_path / "checkout", tmp_path / "overlays", tmp_path / "bundle", url,
-                     asked, hub, log, fake_bin)
+        made = World(tmp_path / "checkout", tmp_path / "overlays", tmp_path / "bundle",
+                     served, url, asked, hub, log, fake_bin)
         write_checkout(made, _hub_pin())
         yield made
 
@@ -301,15 +304,40 @@ def test_a_hub_file_other_than_the_overlay_pins_is_refused(world: World) -> None
     assert not [p for p in world.out.iterdir() if p.name.startswith(".part")]
 
 
-def test_fathomnet_says_its_images_are_not_in_the_bundle(world: World) -> None:
+def test_the_images_an_annotation_file_lists_are_bundled_after_its_zip(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """fathomnet's: each image of train.json in its Kaggle zip, by coco_url (what its
+    download_images.py fetches); a second run downloads none of them again."""
+    images = {f"img-{n}.png": bytes([n]) * (100 + n) for n in range(5)}
+    for name, body in images.items():
+        (world.served / name).write_bytes(body)
+    coco = {"images": [{"id": n, "file_name": name, "coco_url": f"{world.url}/{name}"}
+                       for n, name in enumerate(images)]}
+    monkeypatch.setenv("FAKE_KAGGLE_COCO", json.dumps(coco))
     write_task(world.checkout / "MLAgentBench" / "benchmarks", world.overlays, "fathomnet",
-               sources='["kaggle:fathomnet-out-of-sample-detection"]')
+               sources='["kaggle:fathomnet-out-of-sample-detection"]',
+               extra='coco_images = "object_detection/train.json"\n')
     run = world.bundle("--accept-rules", "--tasks=fathomnet")
     assert run.returncode == 0, run.stderr
-    line = run.stdout.splitlines()[0]
-    assert line.startswith("bundle: fathomnet: 1 files (1 downloaded)")
-    assert line.endswith("; its images are not bundled: the original's download_images.py "
-                         "fetches each image's coco_url and is run by hand")
+    assert run.stdout.splitlines()[0].startswith("bundle: fathomnet: 6 files (6 downloaded)")
+    bundle = Bundle(world.out)
+    overlay = read_overlay(world.overlays / "fathomnet.toml")
+    assert bundle.image_sources(overlay) == [f"{world.url}/{name}" for name in images]
+    assert bundle.lacks(overlay) is None
+    for name, body in images.items():
+        assert bundle.file(f"{world.url}/{name}").read_bytes() == body
+    asked = len(world.asked)
+    again = world.bundle("--accept-rules", "--tasks=fathomnet")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0].startswith("bundle: fathomnet: 6 files (0 downloaded)")
+    assert len(world.asked) == asked
+    # A bundle without one of them says so, naming it, before anything is prepared.
+    manifest = json.loads((world.out / "manifest.json").read_text())
+    manifest["files"] = [f for f in manifest["files"] if not f["source"].endswith("img-3.png")]
+    (world.out / "manifest.json").write_text(json.dumps(manifest))
+    lacks = Bundle(world.out).lacks(overlay)
+    assert lacks is not None and lacks.startswith(f"{world.url}/img-3.png in the offline bundle")
 
 
 def test_every_source_of_the_real_overlays_has_a_bundle_path() -> None:

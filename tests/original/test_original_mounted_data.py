@@ -150,3 +150,20 @@ def test_mounted_paths_may_not_lie_inside_one_another(tmp_path: Path) -> None:
                     'name = "m"\ndirection = "lower"\n[baseline]\nkind = "per-machine"\n')
     with pytest.raises(TaskFormatError, match="/tmp/a/b is inside /tmp/a"):
         read_overlay(path)
+
+
+@pytest.mark.parametrize(("keys", "said"), [
+    ('manual_steps = [["download_images.sh", "x.json"]]', "does not start with a script"),
+    ('manual_steps = [["../../elsewhere.py"]]', "does not start with a script"),
+    ('manual_steps = [[]]', "does not start with a script"),
+    ('coco_images = "object_detection/train.json"', "must name one kaggle: competition"),
+])
+def test_a_manual_step_or_an_image_list_that_cannot_be_followed_is_one_clear_error(
+    tmp_path: Path, keys: str, said: str,
+) -> None:
+    path = tmp_path / "task.toml"
+    path.write_text(f'name = "t"\ndata_source = "d"\neval_sound = true\n{keys}\n[metric]\n'
+                    'name = "m"\ndirection = "lower"\n[baseline]\nkind = "per-machine"\n')
+    with pytest.raises(TaskFormatError, match=said) as raised:
+        read_overlay(path)
+    assert "\n" not in str(raised.value)

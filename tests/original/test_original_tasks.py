@@ -179,6 +179,35 @@ def test_downloads_from_a_mirror_and_skips_when_it_cannot_be_reached(
     assert "cannot be reached" in records["offline"]["message"]
 
 
+def test_what_prepare_asks_the_user_to_run_by_hand_runs_after_it_and_a_fault_is_named(
+    pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]], mirror: str,
+    read_results: Callable[[], list[dict[str, Any]]],
+) -> None:
+    """fathomnet's prepare.py asks for its images from download_images.py; the overlay's
+    manual_steps run such a script of env/ after prepare.py, in env/, its files the
+    agent's data, and a step that fails is the harness's error naming the script."""
+    benchmarks, overlays, args = layout
+    fetch = ("import sys, urllib.request\n"
+             "with open(sys.argv[2], 'wb') as out:\n"
+             "    out.write(urllib.request.urlopen(sys.argv[1]).read())\n")
+    for name, url in (("steps", f"{mirror}/rows.txt"), ("broken", f"{mirror}/absent.txt")):
+        folder = write_task(benchmarks, overlays, name, sources=f'["url:{mirror}/rows.txt"]',
+                            extra=f'manual_steps = [["fetch.py", "{url}", "got/rows.txt"]]')
+        (folder / "env" / "fetch.py").write_text(fetch)
+        (folder / "env" / "got").mkdir()
+        (folder / "env" / "got" / ".keep").write_text("")
+    run = pytester.runpytest(str(benchmarks), *args)
+    run.assert_outcomes(failed=1, errors=1)
+    records = {r["task"]: r for r in read_results()}
+    assert records["steps"]["outcome"] == "failed", records["steps"]["message"]
+    (public,) = [p for p in (pytester.path / "cache" / "data").glob("*/public")
+                 if (p / "got" / "rows.txt").exists()]
+    assert (public / "got" / "rows.txt").read_text() == "40 rows\n"
+    assert records["broken"]["outcome"] == "error"
+    assert "the original fetch.py exited 1" in records["broken"]["message"]
+    run.stdout.fnmatch_lines(["*HTTP Error 404*"])  # the script's last words
+
+
 def test_kaggle_data_needs_credentials_the_command_and_consent(
     pytester: pytest.Pytester, layout: tuple[Path, Path, list[str]],
     read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,

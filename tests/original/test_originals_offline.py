@@ -37,7 +37,7 @@ SKIPPED_HERE = {
     "clrs": "its own environment is too large for this run",
     "ogbn-arxiv": "its own environment is too large for this run",
     "llama-inference": "needs 1 GPU",
-    "fathomnet": "its images come from download_images.py",
+    "fathomnet": "its own environment is too large for this run",
 }
 """Why each task that cannot run on a 2-core CPU machine in CI is skipped."""
 
@@ -123,20 +123,71 @@ def test_vectorization_runs_on_its_own_numpy_while_the_harness_keeps_its_own(
     assert harness >= (2, 4)
 
 
+def _offline(bundle: Path, tmp_path: Path, log: Path) -> dict[str, str]:
+    """The environment of a preparation's processes from ``bundle``."""
+    env = dict(os.environ)
+    for name, value in offline_environ(bundle, tmp_path / "offline", log).items():
+        env[name] = value + (os.pathsep + env[name] if name in ("PATH", "PYTHONPATH")
+                             and env.get(name) else "")
+    return env
+
+
+def _isolated(argv: list[str], env: dict[str, str], cwd: Path | None = None
+              ) -> subprocess.CompletedProcess[str]:
+    """``argv`` in a network namespace of its own, so nothing could leave even if the
+    guard failed; skips where there is none."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is needed to keep this test's traffic in")
+    isolated = ["unshare", "--net", "--map-root-user"] if os.getuid() else ["unshare", "--net"]
+    done = subprocess.run([*isolated, *argv], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=60, check=False)
+    if done.returncode != 0 and "unshare" in done.stderr:
+        pytest.skip(f"no network namespace here ({done.stderr.strip()})")
+    return done
+
+
+def test_requests_of_images_are_answered_from_the_bundle_and_one_it_lacks_is_named(
+    tmp_path: Path,
+) -> None:
+    """What fathomnet's download_images.py does for each image, offline: a streamed GET of
+    its coco_url, copied from the raw response."""
+    pytest.importorskip("requests", reason="pip install requests")
+    bundle = make_synthetic_bundle(tmp_path / "bundle", ["fathomnet"])
+    images = Bundle(bundle).image_sources(read_overlay(OVERLAYS / "fathomnet.toml"))
+    assert len(images) == 100
+    log = tmp_path / "offline.log"
+    probe = ("import shutil, sys, requests\n"
+             "for number, url in enumerate(sys.argv[1:]):\n"
+             "    try:\n"
+             "        response = requests.get(url, stream=True)\n"
+             "    except requests.ConnectionError as exc:\n"
+             "        print('refused:', exc)\n"
+             "        continue\n"
+             "    response.raw.decode_content = True\n"
+             "    with open(f'{number}.png', 'wb') as out:\n"
+             "        shutil.copyfileobj(response.raw, out)\n")
+    missing = "https://fathomnet.invalid/not-bundled.png"
+    done = _isolated([sys.executable, "-c", probe, *images[:3], missing],
+                     _offline(bundle, tmp_path, log), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for number, url in enumerate(images[:3]):
+        assert (tmp_path / f"{number}.png").read_bytes() == Bundle(bundle).file(url).read_bytes()
+    assert f"refused: pytest-mlab, offline: the bundle {bundle} holds no {missing}" \
+        in done.stdout, done.stdout
+    calls = [(c["tool"], c["what"], c["answered"]) for c in
+             map(json.loads, log.read_text().splitlines())]
+    assert calls == [*(("requests", url, True) for url in images[:3]),
+                     ("requests", missing, False)]
+
+
 def test_a_connection_or_lookup_while_preparing_offline_is_refused_and_logged(
     tmp_path: Path,
 ) -> None:
     """What any Python process of a preparation meets: the guard itself, run in a network
     namespace of its own so that nothing could leave even if it failed."""
-    if shutil.which("unshare") is None:
-        pytest.skip("unshare (util-linux) is needed to keep this test's traffic in")
     bundle = make_synthetic_bundle(tmp_path / "bundle", ["house-price"])
     log = tmp_path / "offline.log"
-    extra = offline_environ(bundle, tmp_path / "offline", log)
-    env = dict(os.environ)
-    for name, value in extra.items():
-        env[name] = value + (os.pathsep + env[name] if name in ("PATH", "PYTHONPATH")
-                             and env.get(name) else "")
+    env = _offline(bundle, tmp_path, log)
     probe = ("import socket, urllib.request\n"
              "for attempt in (lambda: socket.socket().connect(('192.0.2.1', 80)),\n"
              "                lambda: socket.getaddrinfo('example.org', 443),\n"
@@ -145,11 +196,7 @@ def test_a_connection_or_lookup_while_preparing_offline_is_refused_and_logged(
              "        attempt()\n"
              "    except OSError as exc:\n"
              "        print('refused:', exc)\n")
-    isolated = ["unshare", "--net", "--map-root-user"] if os.getuid() else ["unshare", "--net"]
-    done = subprocess.run([*isolated, sys.executable, "-c", probe], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
-    if done.returncode != 0 and "unshare" in done.stderr:
-        pytest.skip(f"no network namespace here ({done.stderr.strip()})")
+    done = _isolated([sys.executable, "-c", probe], env)
     assert done.stdout.count("refused: pytest-mlab") == 2, done.stdout + done.stderr
     assert "refused: <urlopen error pytest-mlab, offline:" in done.stdout, done.stdout
     calls = [json.loads(line) for line in log.read_text().splitlines()]
