@@ -3,8 +3,9 @@
 What counts as usable follows MLAgentBench: every field must be there, each name as written
 and in the order given, and the action must be exactly one the environment knows, or the
 answer is asked for again (no step is taken). ``lenient`` reading (``--mlab-answer-parsing=
-lenient``) also takes fields in any order and case, in markdown bold, and an action name in
-quotes or backticks. An Action Input that cannot be read is not asked for again: the agent
+lenient``) takes every answer the strict one takes, read the same way, and more: fields in
+any order and case at line starts, in markdown bold, and an action name in quotes or
+backticks. An Action Input that cannot be read is not asked for again: the agent
 is shown why, and that costs no step either.
 """
 
@@ -94,8 +95,9 @@ def parse_response(text: str, known: Collection[str], required: Sequence[str] = 
                    *, lenient: bool = False) -> Decision:
     """The decision in ``text``; ``Unreadable`` if a field is missing or the action is
     not one of ``known``."""
-    if not lenient:
-        found = fields_in_order(text, required)
+    found = fields_in_order(text, required)
+    if not lenient or (found is not None and found["Action"] in known):
+        # Lenient reading takes first what the strict one takes, and reads it the same.
         if found is None:
             raise Unreadable(f"the answer lacks the fields {', '.join(required)}, in order")
         fields, action = found, found["Action"]

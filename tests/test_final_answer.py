@@ -83,6 +83,37 @@ def test_with_a_final_answer_required_the_same_trial_fails_and_says_why(
     run.stdout.fnmatch_lines(["mlab: *threshold=task's own, else 10% (Final Answer required)*"])
 
 
+def test_the_default_agent_at_its_last_step_is_ended_by_the_step_limit_either_way(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    read_results: Callable[[], list[dict[str, Any]]], server: LLMServer,
+) -> None:
+    """Without --mlab-retrieval the research agent's count of its own steps reaches the
+    trial's step limit at the same step as the environment's, so the agent returns
+    before the environment could say so: the ending is still the step limit."""
+    recorded("guess")
+    trajectory = [
+        answer("Edit Script (AI)", {"script_name": "train.py", "save_name": "train.py",
+                                    "edit_instruction": "guess the mean of data.txt"}),
+        say("```python\n" + GUESS_SOLUTION.read_text() + "```\n"),
+        answer("Execute Script", {"script_name": "train.py"}),
+    ]
+    server.script.replies += trajectory
+    pytester.runpytest("tasks", *llm_args(server), "--max-steps=2", *mlab_args
+                       ).assert_outcomes(passed=1)
+    (record,) = read_results()
+    assert [s["action"] for s in trace_of(record)] == ["Edit Script (AI)", "Execute Script"]
+    assert record["ended_by"] == "step limit" and record["steps"] == 2
+    assert re.fullmatch(f"guess: the step limit ended the trial; {BETTER}", record["message"])
+    assert len(server.requests) == 3 and not server.script.replies
+    server.script.replies += trajectory
+    pytester.runpytest("tasks", *llm_args(server), "--max-steps=2",
+                       "--mlab-require-final-answer", *mlab_args).assert_outcomes(failed=1)
+    (strict,) = read_results()
+    assert strict["ended_by"] == "step limit" and strict["success"] is False
+    assert re.fullmatch(f"guess: the step limit ended the trial before any Final Answer, "
+                        f"{REQUIRED}; {BETTER}", strict["message"])
+
+
 def test_the_gate_compares_success_only_between_runs_judged_by_one_rule(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     server: LLMServer,

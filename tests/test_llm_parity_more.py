@@ -71,6 +71,51 @@ def test_the_paper_reading_finds_what_one_greedy_pattern_finds() -> None:
         assert fields_in_order(text) == expected, text
 
 
+def _answer_like(rng: random.Random) -> str:
+    """An answer as models write them, right or nearly: each field on its own line or
+    inline after the one before, in bold or another case, now and then left out or out
+    of order, with values that mention other names, and an action known or not."""
+    values = {"Action": rng.choice(["List Files", "Final Answer", "`List Files`",
+                                    "List Files\n(to look)", "Look Around"]),
+              "Action Input": rng.choice([INPUT, '{"final_answer": "done"}', "none"])}
+    order = list(FIELDS)
+    if rng.random() < 0.2:
+        rng.shuffle(order)
+    parts = []
+    for name in order:
+        if rng.random() < 0.05:
+            continue
+        head = rng.choice([f"{name}:"] * 4 + [f"**{name}:**", f"{name.lower()}:"])
+        value = values.get(name) or rng.choice(["r", "next: the Action: run it", "x\ny"])
+        parts.append(rng.choice(["\n", "\n", " "]) + f"{head} {value}")
+    return rng.choice(["", "Sure.\n"]) + "".join(parts).lstrip()
+
+
+def test_the_lenient_reading_takes_all_the_strict_one_takes_read_alike_and_more() -> None:
+    """docs/paper-parity.md: --mlab-answer-parsing=lenient is the paper's reading and
+    more. On the same generated answers, every decision the strict reading makes the
+    lenient one makes too, the same; and it takes answers the strict one asks again."""
+    rng = random.Random(41)
+    both = lenient_only = 0
+    for _ in range(4000):
+        text = _answer_like(rng)
+        try:
+            strict = parse_response(text, KNOWN)
+        except Unreadable:
+            strict = None
+        try:
+            lenient = parse_response(text, KNOWN, lenient=True)
+        except Unreadable:
+            assert strict is None, text
+            continue
+        if strict is None:
+            lenient_only += 1
+        else:
+            assert lenient == strict, text
+            both += 1
+    assert both > 100 and lenient_only > 100, (both, lenient_only)
+
+
 def test_a_long_answer_full_of_names_is_read_at_once() -> None:
     """The greedy pattern backtracks for hours on this; ours reads it in linear time."""
     text = "Reflection: Research Plan and Status: Fact Check: Thought: Action: " * 400

@@ -42,6 +42,22 @@ _ENDINGS: tuple[tuple[type[Exception], str], ...] = (
 )
 
 
+def _limit_met(env: Environment) -> str:
+    """How a turn that returned without a Final Answer ended: at a limit of the trial if
+    one is spent (the agent's own bound, such as the research agent's count of its
+    steps, may notice it before the environment does), else 'agent returned'."""
+    if env.steps_left <= 0:
+        return "step limit"
+    if env.seconds_left <= 0:
+        return "time limit"
+    if env.llm is not None:
+        try:
+            env.llm.check_budget()
+        except BudgetExceeded:
+            return "LLM budget"
+    return "agent returned"
+
+
 def let_agent_act(agent: Agent, env: Environment) -> AgentRun:
     """Run ``agent`` in ``env`` until it returns or a limit stops it. The agent's own bugs
     end only its turn (traceback kept); so do an LLM provider that failed for good and a
@@ -51,8 +67,7 @@ def let_agent_act(agent: Agent, env: Environment) -> AgentRun:
     fault = fault_class = None
     try:
         agent.run(env)
-        if env.final_answer is not None:
-            ended_by = "final answer"
+        ended_by = "final answer" if env.final_answer is not None else _limit_met(env)
     except LLMError as exc:
         ended_by, fault_class = "LLM error", exc.error_class
         fault = f"the LLM provider failed for good ({exc})"
