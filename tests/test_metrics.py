@@ -93,6 +93,39 @@ def test_the_suite_mean_weighs_each_task_the_same() -> None:
     assert unvalidated.mean_normalised is None and unvalidated.pass_at_k == {1: 1.0}
 
 
+def test_where_a_trial_errored_each_figure_is_given_again_with_it_as_a_failure(
+    tmp_path: Path,
+) -> None:
+    """guess: 2 of the 4 that ran passed, and 1 more errored: with it as a failed trial,
+    2 of 5. Left out, errors flatter a run whose infrastructure failed (issue 42)."""
+    summary = summarise(guess_trials())
+    (group,) = summary.groups
+    assert (summary.errors, summary.clean, group.errors) == (1, False, 1)
+    # n = 5, c = 2: pass@2 = 1 - C(3,2)/C(5,2) = 0.7; pass@3 = 1 - C(3,3)/C(5,3) = 0.9.
+    assert group.pass_at_k_with_errors == pytest.approx({1: 0.4, 2: 0.7, 3: 0.9, 4: 1.0,
+                                                         5: 1.0})
+    # (0.5 + 1 - 1/6 + 0 + 0) / 5: the error counts as 0, as an invalid submission does.
+    assert group.mean_normalised_with_errors == pytest.approx(4 / 15)
+    assert summary.agents[0].mean_normalised_with_errors == pytest.approx(4 / 15)
+    (row,) = rows_of(guess_trials())
+    assert (row.success_rate, row.success_with_errors) == (0.5, pytest.approx(0.4))
+    assert row.pass_at_k_with_errors == pytest.approx(1.0)  # k = 4 of the 5
+    header, line, *rest = summary_lines([row])
+    assert "success w/ errors" in header and "pass@k w/ errors" in header
+    assert " 2/4 " in line and " 2/5 " in line
+    assert rest[-2].endswith("0.33 over 1 task(s); 0.27 with errors as 0")
+    assert rest[-1] == ("run not clean: 1 trial ended in a harness error; the 'w/ errors' "
+                        "columns count each as a failed trial (0 normalised)")
+    assert "**run not clean: 1 trial ended" in markdown("r", guess_trials(), None)
+    # A clean run shows none of it.
+    ran = [t for t in guess_trials() if t.outcome != "error"]
+    clean = summarise(ran)
+    assert clean.clean and clean.groups[0].pass_at_k_with_errors == {}
+    assert clean.groups[0].mean_normalised_with_errors is None
+    text = "\n".join(summary_lines(rows_of(ran))) + markdown("r", ran, None)
+    assert "w/ errors" not in text and "not clean" not in text and "with errors" not in text
+
+
 def test_a_record_with_an_infinite_improvement_leaves_best_of_k_out() -> None:
     trials = guess_trials()
     trials[0].improvement = float("inf")  # a record read from disk may hold anything
@@ -113,10 +146,10 @@ def test_rows_show_pass_at_the_chosen_k(tmp_path: Path) -> None:
     assert row.mean_normalised == pytest.approx(1 / 3)
     (row,) = rows_of(guess_trials(), pass_k=5)  # more than the four that ran
     assert (row.pass_at_k, row.pass_hat_k) == (None, None)
-    header, line, suite = summary_lines(rows_of(guess_trials(), pass_k=2))
+    header, line, suite, _ = summary_lines(rows_of(guess_trials(), pass_k=2))
     assert all(name in header for name in ("pass@k", "pass^k", "norm. score"))
     assert " 83% " in line and " 17% " in line and " 0.33 " in line
-    assert suite == "mean normalised score react: 0.33 over 1 task(s)"
+    assert suite == "mean normalised score react: 0.33 over 1 task(s); 0.27 with errors as 0"
     text = markdown("r", guess_trials(), None, pass_k=2)
     assert "| 2 | 83% | 0.33 |" in text and "mean normalised score react: 0.33" in text
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mlab.plugin import dispatch_remote
 from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE, pack, passed_environ, unpack
 from pytest_mlab.plugin.remote_scratch import remove_abandoned, scratch_folder, scratch_root
 
@@ -200,7 +201,9 @@ def test_a_worker_interrupted_mid_trial_ends_its_session(
     assert _wait_for(lambda: any(probes.iterdir()), 120), "the trial never started"
     session = int(next(probes.iterdir()).read_text().split()[0])
     worker.send_signal(signal.SIGINT)
-    _, errors = worker.communicate(timeout=60)
+    # The worker waits up to _TEARDOWN_SECONDS for the session to remove its sandbox: a
+    # loaded machine may need much of it, and a shorter wait here fails a correct end.
+    _, errors = worker.communicate(timeout=dispatch_remote._TEARDOWN_SECONDS + 30)
     assert "KeyboardInterrupt" in errors
     assert _wait_for(lambda: not Path(f"/proc/{session}").exists(), 30), "the session ran on"
     assert list(scratch_root().iterdir()) == []

@@ -3,7 +3,9 @@
 llm the mean normalised score over the suite.
 
 Over the trials that ran (passed or failed), as every rate: errors and skips are the
-harness's. A trial that ran without a valid submission counts as the starting point: 0
+harness's. Where a trial errored, pass@k and the normalised means are also given with the
+errors counted as failed trials (0 normalised): a run whose infrastructure failed is not
+flattered. A trial that ran without a valid submission counts as the starting point: 0
 normalised, 0 improvement in best-of-k (an agent with k attempts keeps the starter where
 every attempt broke it), so failures are never dropped from a mean.
 """
@@ -65,6 +67,15 @@ def attempt_improvements(ran: Sequence[TrialResult]) -> list[float] | None:
     return gains if all(isfinite(g) for g in gains) else None
 
 
+def with_errors(ran: Sequence[TrialResult], errors: int) -> float | None:
+    """The mean normalised score of the trials that ran and ``errors`` more counted as 0
+    each; None without errors, or where the mean itself is None."""
+    mean = mean_normalised(ran)
+    if not errors or mean is None:
+        return None
+    return mean * len(ran) / (len(ran) + errors)
+
+
 def pass_k_at(passed: int, n: int, k: int | None) -> tuple[int, float | None, float | None]:
     """k (``None``: n, every trial that ran), pass@k and pass^k; None where k > n."""
     k = k or n
@@ -76,8 +87,10 @@ def pass_k_at(passed: int, n: int, k: int | None) -> tuple[int, float | None, fl
 def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
     first, ran = trials[0], [r for r in trials if r.outcome in RAN]
     n, passed = len(ran), sum(r.success for r in ran)
+    errors = sum(r.outcome == "error" for r in trials)
     gains = attempt_improvements(ran)
     ks = range(1, n + 1)
+    all_ks = range(1, n + errors + 1) if errors else range(0)
     return GroupSummary(
         task=first.task, agent=first.agent, llm=first.llm, n=n, passed=passed,
         unreproduced=sum(r.unreproduced for r in ran),
@@ -85,7 +98,10 @@ def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
         pass_hat_k={k: v for k in ks if (v := pass_hat_k(passed, n, k)) is not None},
         best_of_k={} if gains is None else {
             k: v for k in ks if (v := best_of_k(gains, k)) is not None},
-        mean_normalised=mean_normalised(ran),
+        mean_normalised=mean_normalised(ran), errors=errors,
+        pass_at_k_with_errors={k: v for k in all_ks
+                               if (v := pass_at_k(passed, n + errors, k)) is not None},
+        mean_normalised_with_errors=with_errors(ran, errors),
     )
 
 
@@ -100,6 +116,10 @@ class TaskMean(Protocol):
     def llm(self) -> str | None: ...
     @property
     def mean_normalised(self) -> float | None: ...
+    @property
+    def errors(self) -> int: ...
+    @property
+    def mean_normalised_with_errors(self) -> float | None: ...
 
 
 def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
@@ -110,15 +130,24 @@ def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
         per_agent.setdefault((group.agent, group.llm), []).append(group)
     summaries = []
     for (agent, llm), tasks in sorted(per_agent.items(), key=lambda i: (i[0][0], i[0][1] or "")):
-        means = [t.mean_normalised for t in tasks if t.mean_normalised is not None]
+        scaled = [t for t in tasks if t.mean_normalised is not None]
+        means = [t.mean_normalised for t in scaled if t.mean_normalised is not None]
+        # Each task's mean with its errors as 0s (its own where none errored).
+        counted = [t.mean_normalised if t.mean_normalised_with_errors is None
+                   else t.mean_normalised_with_errors for t in scaled]
+        errored = any(t.errors for t in tasks)
         summaries.append(AgentSummary(
             agent=agent, llm=llm, mean_normalised=fmean(means) if means else None,
             tasks=len(means),
             tasks_without=sorted(t.task for t in tasks if t.mean_normalised is None),
+            mean_normalised_with_errors=(fmean(v for v in counted if v is not None)
+                                         if errored and means else None),
         ))
     return summaries
 
 
 def summarise(results: Iterable[TrialResult]) -> RunSummary:
     groups = [group_summary(trials) for trials in by_group(results).values()]
-    return RunSummary(groups=groups, agents=agent_summaries(groups))
+    errors = sum(group.errors for group in groups)
+    return RunSummary(groups=groups, agents=agent_summaries(groups), errors=errors,
+                      clean=errors == 0)

@@ -30,6 +30,14 @@ class GroupSummary(BaseModel):
     mean_normalised: float | None = None
     """Mean normalised score, a trial without a valid submission counting as 0; None where
     the task has no reference or baseline."""
+    errors: int = 0
+    """Trials that ended in a harness error."""
+    pass_at_k_with_errors: dict[int, float] = {}
+    """k = 1..n + errors: pass@k with each error counted as a failed trial; empty where
+    no trial errored."""
+    mean_normalised_with_errors: float | None = None
+    """The mean normalised score with each error counted as 0; None where no trial
+    errored or the task has no scale."""
 
 
 class AgentSummary(BaseModel):
@@ -45,6 +53,8 @@ class AgentSummary(BaseModel):
     """Tasks in that mean."""
     tasks_without: list[str] = []
     """Tasks the agent ran that have no normalised score (no reference or baseline)."""
+    mean_normalised_with_errors: float | None = None
+    """The same mean, each task's errors counted as 0; None where no trial errored."""
 
 
 class RunSummary(BaseModel):
@@ -52,3 +62,6 @@ class RunSummary(BaseModel):
 
     groups: list[GroupSummary] = []
     agents: list[AgentSummary] = []
+    errors: int = 0
+    """Trials that ended in a harness error: the run is clean only without any."""
+    clean: bool = True

@@ -3,7 +3,7 @@ the markdown summary each show those marked for them, with the same cells."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,6 +24,12 @@ class Column:
     text: bool = False
     """Left-aligned words rather than a number."""
     views: frozenset[View] = _ALL
+    when: Callable[[Sequence[Row]], bool] | None = None
+    """Shown only for rows where this holds; None: always."""
+
+
+def _errored(rows: Sequence[Row]) -> bool:
+    return any(row.errors for row in rows)
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -45,6 +51,12 @@ COLUMNS: tuple[Column, ...] = (
            views=_DETAIL),
     Column("norm. score", lambda r: fmt.normalised(r.mean_normalised),
            lambda r: r.mean_normalised),
+    # Beside the rates over the trials that ran: each error counted as a failed trial.
+    Column("success w/ errors", lambda r: f"{r.passed}/{r.ran + r.errors}",
+           lambda r: r.success_with_errors if r.errors else r.success_rate, when=_errored),
+    Column("pass@k w/ errors",
+           lambda r: fmt.percent(r.pass_at_k_with_errors if r.errors else r.pass_at_k),
+           lambda r: r.pass_at_k_with_errors if r.errors else r.pass_at_k, when=_errored),
     Column("mean steps", lambda r: fmt.count(r.mean_steps), lambda r: r.mean_steps,
            views=_DETAIL),
     Column("mean time", lambda r: fmt.seconds(r.mean_seconds), lambda r: r.mean_seconds,
@@ -60,11 +72,13 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 
-def columns(view: View) -> tuple[Column, ...]:
-    return tuple(column for column in COLUMNS if view in column.views)
+def columns(view: View, rows: Sequence[Row] = ()) -> tuple[Column, ...]:
+    """The columns ``view`` shows for ``rows``."""
+    return tuple(column for column in COLUMNS if view in column.views
+                 and (column.when is None or column.when(rows)))
 
 
 def table(rows: list[Row], view: View) -> list[list[str]]:
     """The header and one line of cells per row, as ``view`` shows them."""
-    shown = columns(view)
+    shown = columns(view, rows)
     return [[c.header for c in shown], *([c.cell(row) for c in shown] for row in rows)]

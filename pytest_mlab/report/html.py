@@ -52,7 +52,7 @@ def render(model: ReportModel) -> str:
     }
     template = _environment().get_template("report.html.j2")
     recorded = [t.result.containment for t in model.trials]
-    return template.render(model=model, charts=charts, columns=columns("html"),
+    return template.render(model=model, charts=charts, columns=columns("html", model.rows),
                            containments=distinct(recorded), described=describe_run(recorded))
 
 

@@ -10,7 +10,7 @@ from pytest_mlab.core.plain_text import one_line
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.report.columns import columns, table
 from pytest_mlab.report.rows import analogue_note, rows_of
-from pytest_mlab.report.terminal import suite_lines
+from pytest_mlab.report.terminal import clean_lines, suite_lines
 
 
 def _cell(text: str) -> str:
@@ -24,10 +24,12 @@ def _row(cells: Sequence[str]) -> str:
 def results_table(results: Sequence[TrialResult], pass_k: int | None = None) -> list[str]:
     rows = rows_of(results, pass_k)
     header, *body = table(rows, "markdown")
-    align = "|".join("---" if c.text else "---:" for c in columns("markdown"))
+    align = "|".join("---" if c.text else "---:" for c in columns("markdown", rows))
     note = analogue_note(rows)
+    unclean = [f"**{line}**" for line in clean_lines(rows)]
     return [_row(header), f"|{align}|", *(_row(cells) for cells in body),
-            *(["", note] if note else []), *(["", *suite] if (suite := suite_lines(rows)) else [])]
+            *(["", note] if note else []), *(["", *suite] if (suite := suite_lines(rows)) else []),
+            *(["", *unclean] if unclean else [])]
 
 
 def comparison_table(report: GateReport) -> list[str]:

@@ -61,6 +61,8 @@ class ReportModel(BaseModel):
     """Each agent x llm's mean normalised score over the suite."""
     comparison: GateReport | None = None
     """The comparison with a saved run (--mlab-compare) and the gate's verdict."""
+    errors: int = 0
+    """Trials that ended in a harness error: the run is not clean where there are any."""
 
 
 def _trace_view(result: TrialResult, run_dir: Path | None) -> TraceView:
@@ -113,5 +115,5 @@ def build_report(
         header=header, rows=rows, analogue_note=analogue_note(rows),
         tasks=sorted({r.task for r in records}),
         labels=sorted({row.label for row in rows}), trials=trials, comparison=comparison,
-        agents=agent_summaries(rows),
+        agents=agent_summaries(rows), errors=counts["error"],
     )

@@ -9,13 +9,14 @@ from pydantic import BaseModel
 
 from pytest_mlab.analysis.groups import RAN, by_group
 from pytest_mlab.analysis.stats import wilson
-from pytest_mlab.analysis.summary import mean_normalised, pass_k_at
+from pytest_mlab.analysis.summary import mean_normalised, pass_k_at, with_errors
 from pytest_mlab.core.results import TrialResult
 
 
 class Row(BaseModel):
     """Rates count the trials that ran (passed or failed); errors and skips are the
-    harness's, not the agent's, so they are counted apart. Means are over trials that ran.
+    harness's, not the agent's, so they are counted apart, and where a trial errored each
+    rate is given again with its errors counted as failed trials. Means are over trials that ran.
     Unreproduced trials are counted apart too: in the rate as judged (failed with
     --mlab-strict), and in a count of their own beside it."""
 
@@ -50,6 +51,12 @@ class Row(BaseModel):
     pass_hat_k: float | None
     mean_normalised: float | None
     """Trials without a valid submission count as 0 (see analysis/summary.py)."""
+    success_with_errors: float | None = None
+    """passed / (ran + errors): each error a failed trial; None where none errored."""
+    pass_at_k_with_errors: float | None = None
+    """pass@k over the trials that ran and errored, each error failed (k as above)."""
+    mean_normalised_with_errors: float | None = None
+    """The mean normalised score with each error as 0; None where none errored."""
     mean_steps: float | None
     mean_seconds: float | None
     mean_tokens: float | None
@@ -86,11 +93,13 @@ def _row(
     improvements = [r.improvement for r in valid if r.improvement is not None]
     low, high = wilson(passed, len(ran)) if ran else (None, None)
     k, at_k, hat_k = pass_k_at(passed, len(ran), pass_k)
+    errors = sum(r.outcome == "error" for r in group)
+    counted = len(ran) + errors
     return Row(
         task=task, analogue_of=next((r.analogue_of for r in group if r.analogue_of), None),
         agent=agent, llm=llm, label=label(agent, llm), trials=len(group),
         ran=len(ran), passed=passed,
-        errors=sum(r.outcome == "error" for r in group),
+        errors=errors,
         skipped=sum(r.outcome == "skipped" for r in group),
         unreproduced=sum(r.unreproduced for r in ran),
         flagged=sum(bool(r.flags) for r in ran),
@@ -98,6 +107,9 @@ def _row(
         valid=len(valid), valid_rate=len(valid) / len(ran) if ran else None,
         improvements=improvements, mean_improvement=_mean(improvements),
         pass_k=k, pass_at_k=at_k, pass_hat_k=hat_k, mean_normalised=mean_normalised(ran),
+        success_with_errors=passed / counted if errors else None,
+        pass_at_k_with_errors=pass_k_at(passed, counted, k)[1] if errors else None,
+        mean_normalised_with_errors=with_errors(ran, errors),
         mean_steps=_mean([r.steps for r in ran]),
         mean_seconds=_mean([r.seconds for r in ran]),
         mean_tokens=_mean([r.tokens_in + r.tokens_out for r in ran]),

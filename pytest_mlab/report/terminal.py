@@ -21,16 +21,29 @@ def summary_lines(rows: Sequence[Row]) -> list[str]:
     """One line per row of the report (rates over trials that ran; means per trial that ran)."""
     note = analogue_note(rows)
     cells = [[one_line(cell) for cell in line] for line in table(list(rows), "terminal")]
-    return aligned(cells) + ([note] if note else []) + suite_lines(rows)
+    return aligned(cells) + ([note] if note else []) + suite_lines(rows) + clean_lines(rows)
+
+
+def clean_lines(rows: Sequence[Row]) -> list[str]:
+    """Where a trial ended in a harness error: the run is not clean, and how the figures
+    with errors count them."""
+    errors = sum(row.errors for row in rows)
+    if not errors:
+        return []
+    return [f"run not clean: {errors} trial{'s' if errors != 1 else ''} ended in a harness "
+            "error; the 'w/ errors' columns count each as a failed trial (0 normalised)"]
 
 
 def suite_lines(rows: Sequence[Row]) -> list[str]:
-    """Each agent's mean normalised score over the suite, where a task has one."""
+    """Each agent's mean normalised score over the suite, where a task has one; again with
+    the errors counted as 0, where a trial errored."""
     agents = [a for a in agent_summaries(rows) if a.mean_normalised is not None]
     return [
         f"mean normalised score {a.agent}{'/' + a.llm if a.llm else ''}: "
         f"{a.mean_normalised:.2f} over {a.tasks} task(s)"
         + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
+        + (f"; {a.mean_normalised_with_errors:.2f} with errors as 0"
+           if a.mean_normalised_with_errors is not None else "")
         for a in agents
     ]
 

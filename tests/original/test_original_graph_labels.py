@@ -9,6 +9,7 @@ one under test."""
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -159,7 +160,10 @@ def test_the_agent_sees_no_test_node_label_and_the_starter_still_runs(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]],
 ) -> None:
-    pytest.importorskip("torch")
+    # Looked for, not imported: pytester drops at teardown the modules a test imported,
+    # and torch imported again in the same process crashes it (a later test's import).
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed (pip install torch==2.13.0)")
     _write(pytester, monkeypatch)
     run_command_agent(pytester, HOSTILE, mlab_args).assert_outcomes(failed=1)
     (record,) = read_results()

@@ -76,6 +76,7 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
 def test_at_least_eight_originals_reach_a_verdict_and_the_rest_say_why(
     grid: dict[str, Any],
 ) -> None:
@@ -93,6 +94,7 @@ def test_at_least_eight_originals_reach_a_verdict_and_the_rest_say_why(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
 def test_preparing_from_the_bundle_answered_every_download_and_opened_no_connection(
     grid: dict[str, Any],
 ) -> None:
@@ -110,6 +112,7 @@ def test_preparing_from_the_bundle_answered_every_download_and_opened_no_connect
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
 def test_vectorization_runs_on_its_own_numpy_while_the_harness_keeps_its_own(
     grid: dict[str, Any],
 ) -> None:
