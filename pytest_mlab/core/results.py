@@ -45,6 +45,16 @@ class StepScore(BaseModel):
         return None if text is None else one_line(text)
 
 
+class EarlierAttempt(BaseModel):
+    """An attempt of a trial that ended in a harness error and was run again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_class: str | None
+    message: str
+    seconds: float
+
+
 class TrialResult(BaseModel):
     # Validated on assignment too: the texts are set after the record is made.
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -122,6 +132,8 @@ class TrialResult(BaseModel):
     noise: counted apart wherever rates are shown, and failed with --mlab-strict."""
     strict: bool = False
     """Judged with --mlab-strict: an unreproduced trial fails, whatever its score."""
+    earlier_attempts: list[EarlierAttempt] = []
+    """With --mlab-retry-errors: the attempts before this one, each a harness error."""
 
     @field_validator("message", "error_class", "ended_by", "baseline_note")
     @classmethod

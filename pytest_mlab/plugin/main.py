@@ -167,9 +167,18 @@ def _register_controller_extras(config: pytest.Config, selection: Selection) -> 
     config.pluginmanager.register(headers, "mlab-headers")
 
 
+def _register_records(config: pytest.Config, retries: int) -> None:
+    """Each trial's record on its report, and the runs again of an errored trial."""
+    from pytest_mlab.plugin.records import TrialRecords
+    from pytest_mlab.plugin.retry_errors import RetryErrors
+
+    config.pluginmanager.register(TrialRecords(), "mlab-records")
+    if retries:
+        config.pluginmanager.register(RetryErrors(retries), "mlab-retry-errors")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from pytest_mlab.plugin.dispatch import configure_dispatch
-    from pytest_mlab.plugin.records import TrialRecords
     from pytest_mlab.plugin.reporter import Reporter
     from pytest_mlab.plugin.resume import resumed_run
     from pytest_mlab.plugin.settings import resolve_settings
@@ -199,7 +208,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(fixtures, "mlab-fixtures")
         config.pluginmanager.register(gateway, "mlab-gateway")
-    config.pluginmanager.register(TrialRecords(), "mlab-records")
+    _register_records(config, settings.retry_errors)
     configure_dispatch(config, workerinput is not None)
     if settings.validate:
         from pytest_mlab.plugin import validate

@@ -67,6 +67,10 @@ def _run_options(option: _Group) -> None:
            "workspace is scored however the turn ended (step or time limit, LLM budget, a "
            "prompt too long, the agent stopping).", action="store_true", default=None,
            ini="true: pass only trials with a Final Answer")
+    option("--mlab-retry-errors", "mlab_retry_errors", "Run a trial that ended in a "
+           "harness error (never one the agent failed) again, up to N more times; each "
+           "earlier attempt stays in its record. Default: 0.", type=parsers.whole_number,
+           metavar="N", ini="Runs again of a trial that ended in a harness error")
     option("--max-steps", "mlab_max_steps", "Actions an agent may take, overriding each "
            "task's limit.", type=parsers.positive_int, metavar="N", ini="Step limit")
     option("--max-time", "mlab_max_time", "Wall-clock seconds an agent may take, overriding "

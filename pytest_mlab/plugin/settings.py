@@ -54,6 +54,8 @@ class Settings:
     run_id: str
     validate: bool = False
     """--mlab-validate: check tasks instead of running trials."""
+    retry_errors: int = 0
+    """--mlab-retry-errors: runs again of a trial that ended in a harness error."""
     sandbox: str = "local"
     isolation: str = "auto"
     """As asked for; the local sandbox probes what works at its first use."""
@@ -147,6 +149,7 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         agents=lines(config, "mlab_agents") or ("baseline",),
         llms=lines(config, "mlab_llms"),
         trials=resolve(config, "mlab_trials", None, parsers.positive_int, 1),
+        retry_errors=resolve(config, "mlab_retry_errors", None, parsers.whole_number, 0),
         overrides=_overrides(config),
         gpus=resolve(config, "mlab_gpus", "CUDA_VISIBLE_DEVICES", parsers.gpu_list, no_gpus),
         cache_dir=(root / cache_dir.expanduser()).resolve(),
