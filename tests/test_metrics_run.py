@@ -104,7 +104,7 @@ def test_results_json_carries_pass_at_k_and_normalised_scores_from_its_own_trial
     result.stdout.fnmatch_lines([
         "task * k * pass@k * pass^k * norm. score *",
         f"guess * 2 * 83% * 17% * {mean} *",
-        f"mean normalised score metric_agents:Counted: {mean} over 1 task(s)",
+        f"mean normalised score metric_agents:Counted: {mean} over 1 task(s), 95% CI *",
     ])
     html = _newest(pytester, "report.html").read_text()
     assert ">pass@k</th>" in html and ">83%</td>" in html and 'id="suite-scores"' in html

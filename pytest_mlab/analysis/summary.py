@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pytest_mlab.analysis.attempts import best_of_k, normalised, pass_at_k, pass_hat_k
 from pytest_mlab.analysis.groups import RAN, by_group
+from pytest_mlab.analysis.suite_interval import suite_interval
 from pytest_mlab.core.summary import AgentSummary, GroupSummary, RunSummary
 
 if TYPE_CHECKING:
@@ -67,6 +68,13 @@ def attempt_improvements(ran: Sequence[TrialResult]) -> list[float] | None:
     return gains if all(isfinite(g) for g in gains) else None
 
 
+def normalised_scores(ran: Sequence[TrialResult]) -> list[float]:
+    """Each trial's normalised score (0 without a valid submission); empty where one of
+    them has none (the task has no scale)."""
+    values = [trial_normalised(r) for r in ran]
+    return [] if any(v is None for v in values) else [v for v in values if v is not None]
+
+
 def with_errors(ran: Sequence[TrialResult], errors: int) -> float | None:
     """The mean normalised score of the trials that ran and ``errors`` more counted as 0
     each; None without errors, or where the mean itself is None."""
@@ -99,6 +107,7 @@ def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
         best_of_k={} if gains is None else {
             k: v for k in ks if (v := best_of_k(gains, k)) is not None},
         mean_normalised=mean_normalised(ran), errors=errors,
+        normalised_scores=normalised_scores(ran),
         pass_at_k_with_errors={k: v for k in all_ks
                                if (v := pass_at_k(passed, n + errors, k)) is not None},
         mean_normalised_with_errors=with_errors(ran, errors),
@@ -120,6 +129,12 @@ class TaskMean(Protocol):
     def errors(self) -> int: ...
     @property
     def mean_normalised_with_errors(self) -> float | None: ...
+    @property
+    def ran(self) -> int: ...
+    @property
+    def passed(self) -> int: ...
+    @property
+    def normalised_scores(self) -> list[float]: ...
 
 
 def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
@@ -136,12 +151,22 @@ def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
         counted = [t.mean_normalised if t.mean_normalised_with_errors is None
                    else t.mean_normalised_with_errors for t in scaled]
         errored = any(t.errors for t in tasks)
+        success = suite_interval([[1.0] * t.passed + [0.0] * (t.ran - t.passed)
+                                  for t in tasks])
+        normalised = suite_interval([t.normalised_scores for t in scaled])
         summaries.append(AgentSummary(
             agent=agent, llm=llm, mean_normalised=fmean(means) if means else None,
             tasks=len(means),
             tasks_without=sorted(t.task for t in tasks if t.mean_normalised is None),
             mean_normalised_with_errors=(fmean(v for v in counted if v is not None)
                                          if errored and means else None),
+            success_rate=success.value if success else None,
+            success_low=success.low if success else None,
+            success_high=success.high if success else None,
+            success_tasks_share=success.tasks_share if success else None,
+            normalised_low=normalised.low if normalised else None,
+            normalised_high=normalised.high if normalised else None,
+            normalised_tasks_share=normalised.tasks_share if normalised else None,
         ))
     return summaries
 

@@ -30,6 +30,9 @@ class GroupSummary(BaseModel):
     mean_normalised: float | None = None
     """Mean normalised score, a trial without a valid submission counting as 0; None where
     the task has no reference or baseline."""
+    normalised_scores: list[float] = []
+    """Each trial's normalised score that ran, in node-id order (0 where it left no valid
+    submission); empty where the task has no scale."""
     errors: int = 0
     """Trials that ended in a harness error."""
     pass_at_k_with_errors: dict[int, float] = {}
@@ -38,6 +41,10 @@ class GroupSummary(BaseModel):
     mean_normalised_with_errors: float | None = None
     """The mean normalised score with each error counted as 0; None where no trial
     errored or the task has no scale."""
+
+    @property
+    def ran(self) -> int:
+        return self.n
 
 
 class AgentSummary(BaseModel):
@@ -55,6 +62,17 @@ class AgentSummary(BaseModel):
     """Tasks the agent ran that have no normalised score (no reference or baseline)."""
     mean_normalised_with_errors: float | None = None
     """The same mean, each task's errors counted as 0; None where no trial errored."""
+    success_rate: float | None = None
+    """The mean over tasks of each task's success rate (every task weighs the same)."""
+    success_low: float | None = None
+    success_high: float | None = None
+    """Its 95% interval, a bootstrap over tasks and over trials within tasks."""
+    success_tasks_share: float | None = None
+    """The share of its variance from which tasks the suite holds; the rest from trials."""
+    normalised_low: float | None = None
+    normalised_high: float | None = None
+    normalised_tasks_share: float | None = None
+    """The same for the mean normalised score."""
 
 
 class RunSummary(BaseModel):

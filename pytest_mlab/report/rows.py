@@ -9,7 +9,12 @@ from pydantic import BaseModel
 
 from pytest_mlab.analysis.groups import RAN, by_group
 from pytest_mlab.analysis.stats import wilson
-from pytest_mlab.analysis.summary import mean_normalised, pass_k_at, with_errors
+from pytest_mlab.analysis.summary import (
+    mean_normalised,
+    normalised_scores,
+    pass_k_at,
+    with_errors,
+)
 from pytest_mlab.core.results import TrialResult
 
 
@@ -57,6 +62,8 @@ class Row(BaseModel):
     """pass@k over the trials that ran and errored, each error failed (k as above)."""
     mean_normalised_with_errors: float | None = None
     """The mean normalised score with each error as 0; None where none errored."""
+    normalised_scores: list[float] = []
+    """Each trial's normalised score that ran; empty where the task has no scale."""
     mean_steps: float | None
     mean_seconds: float | None
     mean_tokens: float | None
@@ -110,6 +117,7 @@ def _row(
         success_with_errors=passed / counted if errors else None,
         pass_at_k_with_errors=pass_k_at(passed, counted, k)[1] if errors else None,
         mean_normalised_with_errors=with_errors(ran, errors),
+        normalised_scores=normalised_scores(ran),
         mean_steps=_mean([r.steps for r in ran]),
         mean_seconds=_mean([r.seconds for r in ran]),
         mean_tokens=_mean([r.tokens_in + r.tokens_out for r in ran]),

@@ -34,18 +34,34 @@ def clean_lines(rows: Sequence[Row]) -> list[str]:
             "error; the 'w/ errors' columns count each as a failed trial (0 normalised)"]
 
 
+def _spread(low: float | None, high: float | None, share: float | None, form: str) -> str:
+    """A suite figure's 95% interval and where its variance comes from."""
+    if low is None or high is None:
+        return ""
+    split = ("" if share is None else
+             f", variance {share:.0%} from the tasks, {1 - share:.0%} from the trials")
+    return f", 95% CI [{low:{form}}, {high:{form}}]{split}"
+
+
 def suite_lines(rows: Sequence[Row]) -> list[str]:
-    """Each agent's mean normalised score over the suite, where a task has one; again with
-    the errors counted as 0, where a trial errored."""
-    agents = [a for a in agent_summaries(rows) if a.mean_normalised is not None]
-    return [
-        f"mean normalised score {a.agent}{'/' + a.llm if a.llm else ''}: "
-        f"{a.mean_normalised:.2f} over {a.tasks} task(s)"
-        + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
-        + (f"; {a.mean_normalised_with_errors:.2f} with errors as 0"
-           if a.mean_normalised_with_errors is not None else "")
-        for a in agents
-    ]
+    """Per agent, the suite's success rate and mean normalised score (the mean over tasks
+    of each task's), each with its interval over tasks and trials within them; the latter
+    where a task has one, and again with the errors counted as 0 where a trial errored."""
+    lines = []
+    for a in agent_summaries(rows):
+        name = f"{a.agent}{'/' + a.llm if a.llm else ''}"
+        if a.success_rate is not None and len({r.task for r in rows}) > 1:
+            lines.append(f"suite success {name}: {a.success_rate:.0%} over the tasks"
+                         + _spread(a.success_low, a.success_high, a.success_tasks_share, ".0%"))
+        if a.mean_normalised is None:
+            continue
+        lines.append(
+            f"mean normalised score {name}: {a.mean_normalised:.2f} over {a.tasks} task(s)"
+            + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
+            + _spread(a.normalised_low, a.normalised_high, a.normalised_tasks_share, ".2f")
+            + (f"; {a.mean_normalised_with_errors:.2f} with errors as 0"
+               if a.mean_normalised_with_errors is not None else ""))
+    return lines
 
 
 def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
