@@ -77,6 +77,9 @@ def test_a_worse_run_trips_the_gate_with_one_line(pytester: pytest.Pytester, run
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
         "mlab: comparing with *0001_*.json; gate success:-10% at alpha 0.05",
+        # Said before the first trial: 5 of 6 paired trials falling give p = 1/32 < 0.05.
+        "mlab gate: success can trip on a fall beyond the limit (-10%) that is significant "
+        f"at alpha 0.05 over 1 test(s): at least guess/{AGENT} 83% (6 vs 6 trials, paired)",
         f"gate tripped: guess/{AGENT} success 6/6 -> 0/6 (-100%, p=0.016; limit -10%)",
     ])
     assert result.stdout.str().count("gate tripped:") == 1

@@ -3,20 +3,25 @@ on the controller, once the Reporter has written results.json."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_mlab.analysis.gate import DEFAULT_ALPHA, GateReport, Limit, compare
 from pytest_mlab.analysis.gate_suite import NormalisedDrop
+from pytest_mlab.analysis.groups import Group
 from pytest_mlab.analysis.saved_runs import SavedRunError, Storage, load
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.plugin.resolve import storage_dir
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.report.markdown import markdown
 from pytest_mlab.report.terminal import comparison_lines
+
+if TYPE_CHECKING:
+    from pytest_mlab.trial.spec import TrialSpec
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,29 @@ class SavedRuns:
             f"; gate {gate} at alpha {self.options.alpha:g}" if gate else ""
         ) + ("; without the trials the rule checks flagged" if self.options.leave_flagged
              else "")
+
+    def detection_lines(self, specs: Iterable[TrialSpec]) -> list[str]:
+        """Before the first trial: the smallest fall of success per group the gate could
+        trip on with the selected trials, or that it cannot trip."""
+        limit = next((lim for lim in self.options.limits if lim.metric == "success"), None)
+        if self.baseline is None or limit is None:
+            return []
+        from pytest_mlab.analysis.detectable import detectable, detection_lines
+        from pytest_mlab.analysis.groups import RAN
+
+        current: dict[Group, set[int]] = {}
+        for spec in specs:
+            current.setdefault(Group(spec.task.name, spec.agent, spec.llm), set()).add(
+                spec.trial)
+        base: dict[Group, dict[int, bool]] = {}
+        for record in self.baseline.results:
+            if record.outcome in RAN:
+                base.setdefault(Group(record.task, record.agent, record.llm), {})[
+                    record.trial] = record.success
+        metrics = len({lim.metric for lim in self.options.limits})
+        found = detectable(base, current, self.options.alpha, metrics)
+        tests = len(found) * metrics
+        return detection_lines(found, limit.fall, self.options.alpha, tests)
 
     def pytest_mlab_run_written(
         self, session: pytest.Session, run: RunResults

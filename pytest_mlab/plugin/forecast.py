@@ -85,6 +85,9 @@ class Forecaster:
             raise pytest.UsageError(refusal(result, cap))
         lines = forecast_lines(result, cap, verbose=self.config.get_verbosity() > 0)
         lines += reproduction_lines(_reproduced(specs, settings.overrides), floors)
+        saved_runs = self.config.pluginmanager.get_plugin("mlab-saved-runs")
+        if saved_runs is not None:
+            lines += saved_runs.detection_lines(specs)
         if past.unreadable:
             lines.append(f"mlab forecast: skipped {len(past.unreadable)} unreadable results "
                          f"file(s), e.g. {past.unreadable[0]}")
