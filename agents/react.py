@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_mlab import (
@@ -38,6 +39,7 @@ from .react_format import (
     parse_response,
 )
 from .react_history import RECENT_STEPS, Memory, answer_text, history, tool_answer_text
+from .react_paper_prompt import PaperPrompt
 from .react_prompt import instructions, prompt_actions, retry_note
 from .react_summary import LONG_OBSERVATION, log_entry, summarise_observation
 
@@ -75,6 +77,8 @@ class ReactAgent:
         self.options = context.options
         self.memories: list[Memory] = []
         self.steps = 0
+        self.start: str | None = None
+        """With --mlab-paper-prompt: the text the original adds before its first step."""
 
     def run(self, env: Environment) -> str:
         if env.llm is None:
@@ -91,6 +95,10 @@ class ReactAgent:
         shown = prompt_actions(env, self.options.retrieval)
         tools = _tools(shown) if self.options.tool_calling else None
         system = instructions(env.research_problem, shown, self.options.tool_calling)
+        if self.options.paper_prompt and not self.options.tool_calling:
+            paper = PaperPrompt.from_checkout(Path(self.options.paper_prompt))
+            system = paper.instructions(env.research_problem, [a.name for a in shown])
+            self.start = paper.start
         # As the original, the agent stops after as many of its own steps as the
         # environment allows, counting unreadable Action Inputs still in its history.
         while len(self.memories) < env.limits.max_steps:
@@ -124,6 +132,12 @@ class ReactAgent:
         return f"The agent took its {env.limits.max_steps} steps."
 
     def _messages(self, system: str, body: str) -> list[dict[str, Any]]:
+        if self.start is not None and not self.memories:
+            # The paper's own first prompt, byte for byte: its instructions, then what its
+            # run() adds before the first step.
+            body = self.start
+            if not self.options.system_prompt:
+                return [{"role": "user", "content": system + body}]
         if self.options.system_prompt:
             return [{"role": "system", "content": system}, {"role": "user", "content": body}]
         return [{"role": "user", "content": f"{system}\n{body}"}]

@@ -49,6 +49,9 @@ class AgentOptions:
     bold, and an action name in quotes or backticks."""
     command: str | None = None
     """command: the external agent's command line."""
+    paper_prompt: str | None = None
+    """react: a checkout of MLAgentBench whose own prompt texts (instructions, answer
+    fields, tool descriptions) the agent uses verbatim; None: this project's wording."""
 
     def describe(self) -> str:
         """The choices of the LLM agents, for the run header."""
@@ -57,7 +60,10 @@ class AgentOptions:
                 f"retrieval={'on' if self.retrieval else 'off'} "
                 f"tool-calling={'on' if self.tool_calling else 'off'} "
                 f"langchain-style={self.langchain_style} long-prompt={self.long_prompt} "
-                f"answer-parsing={self.answer_parsing}")
+                f"answer-parsing={self.answer_parsing} "
+                + (f"prompt=the paper's, from {self.paper_prompt}" if self.paper_prompt else
+                   "prompt=pytest-mlab's wording (differs from the paper's: "
+                   "--mlab-paper-prompt=CHECKOUT for its own)"))
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,10 @@ def _agent_options(option: _Group) -> None:
            "and fail the trial unscored, as MLAgentBench's run failed (fail; langchain "
            "never retries). Default: retry.", type=parsers.choice(LONG_PROMPTS),
            metavar="retry|stop|fail")
+    option("--mlab-paper-prompt", "mlab_paper_prompt", "react: build the prompt from this "
+           "checkout of MLAgentBench's own texts (its instructions, answer fields and tool "
+           "descriptions), verbatim. Default: pytest-mlab's wording, which differs.",
+           metavar="CHECKOUT", ini="A checkout of MLAgentBench whose prompt react uses")
     option("--mlab-answer-parsing", "mlab_answer_parsing", "react: paper reads an answer as "
            "MLAgentBench did (each field as written, in order; the action's exact name); "
            "lenient also takes any order and case, markdown bold, and an action name in "

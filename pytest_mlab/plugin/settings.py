@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,4 +193,21 @@ def _agent_options(config: pytest.Config) -> AgentOptions:
         answer_parsing=resolve(config, "mlab_answer_parsing", None,
                                parsers.choice(ANSWER_PARSINGS), "paper"),
         command=config.getoption("mlab_agent_cmd"),
+        paper_prompt=_paper_prompt(config),
     )
+
+
+def _paper_prompt(config: pytest.Config) -> str | None:
+    """--mlab-paper-prompt's checkout, read once here so that a bad one stops the session
+    with its sentence before any trial."""
+    given = resolve(config, "mlab_paper_prompt", None, str, "")
+    if not given:
+        return None
+    # The react agent's own reader, loaded by name as the agents are.
+    reader = importlib.import_module("pytest_mlab.agents.react_paper_prompt")
+    checkout = (config.invocation_params.dir / Path(given).expanduser()).resolve()
+    try:
+        reader.PaperPrompt.from_checkout(checkout)
+    except reader.PaperPromptError as exc:
+        raise pytest.UsageError(f"--mlab-paper-prompt: {exc}") from None
+    return str(checkout)
