@@ -220,3 +220,18 @@ def test_a_big_run_and_a_ten_megabyte_trace_open_a_page_at_a_time(
     assert HOSTILE in page.inner_text("#steps .observation >> nth=0")
     assert page.locator("#app img, #app script").count() == 0
     assert page.evaluate("window.__pwned") is None
+
+
+def test_where_trials_errored_each_rate_says_it_with_the_errors_counted(
+    tmp_path: Path, browse: Callable[[Path], Browser],
+) -> None:
+    """Issue 42: a rate over the trials that ran is shown with its errors beside it, counted
+    as failed trials, in the run list and in the run's own group table."""
+    two_runs(tmp_path / "reports")
+    b = browse(tmp_path / "reports")
+    b.page.goto(b.url)
+    b.ready("runs")
+    rows = b.page.locator("#runs tbody tr").all_inner_texts()
+    errored = [row for row in rows if "with 1 error" in row]
+    assert len(errored) == 1 and "1/5" in errored[0] and "1/6 with 1 error" in errored[0]
+    assert not [row for row in rows if "error" in row and row not in errored]

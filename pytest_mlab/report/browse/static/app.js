@@ -33,7 +33,10 @@ const num = (x, d = 1) => (has(x) ? Number(x).toFixed(d) : "-");
 const general = (x) => (has(x) ? String(Number(x.toPrecision(6))) : "-");
 const interval = (r) => `[${pct(r[0])}, ${pct(r[1])}]`;
 const unreproduced = (f) => (f.unreproduced ? ` (${f.unreproduced} unreproduced)` : "");
-const success = (f) => `${f.passed}/${f.ran} ${interval(f.interval)}${unreproduced(f)}`;
+// Where trials errored, the rate again with each error a failed trial: rates over the
+// trials that ran alone flatter a run whose infrastructure failed.
+const withErrors = (f) => (f.errors ? ` · ${f.passed}/${f.ran + f.errors} with ${f.errors} error${f.errors === 1 ? "" : "s"}` : "");
+const success = (f) => `${f.passed}/${f.ran} ${interval(f.interval)}${unreproduced(f)}${withErrors(f)}`;
 const outcomeClass = (o) => (o === "error" ? "error-outcome" : o);
 const link = (hash, text, attrs) => el("a", { href: hash, ...(attrs || {}) }, text);
 const hashOf = (view, params) => `#/${view}?${new URLSearchParams(params).toString()}`;
