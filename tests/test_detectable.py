@@ -9,21 +9,22 @@ from pytest_mlab.analysis.detectable import detectable, detection_lines, smalles
 from pytest_mlab.analysis.groups import Group
 
 EVERY_PASS = dict.fromkeys(range(8), True)
+G = Group("t", "a", None)
 
 
 def test_paired_trials_by_hand() -> None:
     # Paired: w of the 8 that passed fail now, none the other way: p = 0.5**w < 0.05 at 5.
-    found = smallest_fall(EVERY_PASS, set(range(8)), 0.05)
+    found = smallest_fall(G, EVERY_PASS, set(range(8)), 0.05)
     assert found.paired and found.fall == 5 / 8
     assert binomtest(5, 5, 0.5, alternative="greater").pvalue < 0.05
     assert binomtest(4, 4, 0.5, alternative="greater").pvalue >= 0.05
     # Two paired trials can never give p < 0.05 (0.25 at best).
-    assert smallest_fall({0: True, 1: True}, {0, 1}, 0.05).fall is None
+    assert smallest_fall(G, {0: True, 1: True}, {0, 1}, 0.05).fall is None
 
 
 def test_unpaired_trials_match_fishers_test() -> None:
     base = {n: n < 6 for n in range(8)}  # 6 of 8 passed
-    found = smallest_fall(base, set(range(100, 110)), 0.05)  # other trial numbers: unpaired
+    found = smallest_fall(G, base, set(range(100, 110)), 0.05)  # other trial numbers: unpaired
     assert not found.paired and found.fall is not None
     # The most current passes whose p is below 0.05, and one more is not.
     most = round((6 / 8 - found.fall) * 10)

@@ -27,10 +27,10 @@ class Detectable:
     """The saved run's success rate: at 0 there is nothing to fall from."""
 
 
-def smallest_fall(base: Mapping[int, bool], current: set[int], level: float) -> Detectable:
+def smallest_fall(group: Group, base: Mapping[int, bool], current: set[int],
+                  level: float) -> Detectable:
     """``base``: the saved run's successes by trial number; ``current``: the trial numbers
     selected now. Paired as the gate pairs them: the same trial numbers on both sides."""
-    group = Group("", "", None)
     paired = bool(base) and set(base) == current
     passed, n, m = sum(base.values()), len(base), len(current)
     if paired:
@@ -52,11 +52,7 @@ def detectable(base: Mapping[Group, Mapping[int, bool]], current: Mapping[Group,
     limits test per group (Holm's correction counts every test)."""
     common = sorted(set(base) & set(current))
     level = alpha / max(1, len(common) * gated_metrics)
-    found = []
-    for group in common:
-        one = smallest_fall(base[group], current[group], level)
-        found.append(Detectable(group, one.paired, one.sizes, one.fall, one.base_rate))
-    return found
+    return [smallest_fall(group, base[group], current[group], level) for group in common]
 
 
 def detection_lines(found: Sequence[Detectable], limit: float, alpha: float,
