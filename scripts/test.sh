@@ -22,8 +22,7 @@ if host=$(bash scripts/dockerd.sh start); then
   stage images bash scripts/build-images.sh
 fi
 step tests
-# loadgroup: tests that share an expensive module fixture (xdist_group) run on one worker.
-.venv/bin/pytest -n 2 --dist loadgroup --ignore=tests/benchmarks
+.venv/bin/pytest -n 2 --ignore=tests/benchmarks
 # The lite tasks whose task files, task helpers, scoring path or pinned libraries changed
 # since their row of tasks/lite/validation.json, validated with this machine's figures,
 # plus one fast task as a smoke of the path; on copies, so the suite is left as it is.

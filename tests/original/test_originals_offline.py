@@ -76,10 +76,16 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
-def test_at_least_eight_originals_reach_a_verdict_and_the_rest_say_why(
-    grid: dict[str, Any],
-) -> None:
+def test_the_originals_run_offline_to_a_verdict(grid: dict[str, Any]) -> None:
+    """One test over the one grid: pytest-xdist builds a module's fixture once per worker
+    that runs one of its tests, and its loadgroup does not group under pytest 9.2
+    (pytest-xdist issue 1386), so three tests built the five-minute grid twice."""
+    _at_least_eight_reach_a_verdict_and_the_rest_say_why(grid)
+    _preparing_answered_every_download_and_opened_no_connection(grid)
+    _vectorization_runs_on_its_own_numpy_while_the_harness_keeps_its_own(grid)
+
+
+def _at_least_eight_reach_a_verdict_and_the_rest_say_why(grid: dict[str, Any]) -> None:
     records, output = grid["records"], grid["output"]
     assert len(records) == 13, sorted(records)
     errors = {t: r["message"] for t, r in records.items() if r["outcome"] == "error"}
@@ -93,11 +99,8 @@ def test_at_least_eight_originals_reach_a_verdict_and_the_rest_say_why(
     assert "prepared from the SYNTHETIC bundle" in output  # the scores are not the tasks'
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
-def test_preparing_from_the_bundle_answered_every_download_and_opened_no_connection(
-    grid: dict[str, Any],
-) -> None:
+def _preparing_answered_every_download_and_opened_no_connection(grid: dict[str, Any]
+                                                                 ) -> None:
     bundle = Bundle(grid["bundle"])
     logged = 0
     for log in sorted(grid["cache"].glob("data/*/offline.log")):
@@ -111,9 +114,7 @@ def test_preparing_from_the_bundle_answered_every_download_and_opened_no_connect
     assert logged >= 7
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("originals-grid")  # one grid, not one per worker
-def test_vectorization_runs_on_its_own_numpy_while_the_harness_keeps_its_own(
+def _vectorization_runs_on_its_own_numpy_while_the_harness_keeps_its_own(
     grid: dict[str, Any],
 ) -> None:
     record = grid["records"]["vectorization"]
