@@ -30,8 +30,8 @@ def test_the_header_shows_each_roles_sampling_and_the_agent_choices(
         "stop='Observation:'",
         "mlab: agents history=paper system-prompt=off invalid-retries=4 retrieval=off "
         "tool-calling=off langchain-style=react long-prompt=retry answer-parsing=paper "
-        "script-output=paper "
-        "understand-limit=whole file",
+        "prompt=pytest-mlab's wording (differs from the paper's: --mlab-paper-prompt=CHECKOUT "
+        "for its own) script-output=paper understand-limit=whole file",
     ])
 
 
@@ -52,8 +52,7 @@ def test_options_change_sampling_per_role_and_show_in_the_header(
         "mlab: sampling claude-3-opus fast=* temperature=provider max_output_tokens=2000 *",
         "mlab: sampling claude-3-opus edit=* temperature=0 max_output_tokens=8000 *",
         "mlab: agents history=compact system-prompt=on * langchain-style=tools long-prompt=fail "
-        "answer-parsing=lenient "
-        "script-output=both understand-limit=200000",
+        "answer-parsing=lenient prompt=* script-output=both understand-limit=200000",
     ])
 
 

@@ -171,8 +171,11 @@ def test_no_secret_of_the_controllers_goes_to_the_nodes(monkeypatch: pytest.Monk
 
 
 STAND_IN = """
-import sys
+import signal, sys
 from pytest_mlab.plugin.dispatch_remote import RemoteJob, run_job
+# As a Ray worker: Ctrl-C is an interrupt, even where this test's own shell started it
+# with SIGINT ignored (an asynchronous command of a shell without job control is).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 nodeid, root, run_id = sys.argv[1:]
 run_job(RemoteJob(nodeid=nodeid, args=("--agent=scripted_agents:WaitingAgent",
                                        "--mlab-isolation=none", "--mlab-allow-weak-sandbox",
