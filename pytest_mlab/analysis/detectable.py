@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_mlab.analysis.groups import Group
-from pytest_mlab.analysis.power import best_p
+from pytest_mlab.analysis.power import best_p, trials_needed
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p
 
 
@@ -71,7 +71,7 @@ def detection_lines(found: Sequence[Detectable], limit: float, alpha: float,
         lines.append(f"{head}: at least {'; '.join(parts)}")
     for d in found:
         if d.fall is None and d.base_rate > 0:
-            need = next((n for n in range(1, 200) if best_p(d.paired, (n, n)) < level), 200)
+            need = trials_needed(d.paired, level)
             lines.append(
                 f"mlab gate: no fall of {d.group.label} success can trip the gate with "
                 f"{d.sizes[0]} vs {d.sizes[1]} trials (at best p = "

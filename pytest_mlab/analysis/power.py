@@ -35,7 +35,7 @@ def best_p(paired: bool, sizes: tuple[int, int]) -> float:
     return 1 / comb(base + cur, cur) if base and cur else 1.0
 
 
-def _needed(paired: bool, threshold: float) -> int:
+def trials_needed(paired: bool, threshold: float) -> int:
     """Trials per side at which the worst fall would give p below ``threshold``."""
     return next((n for n in range(1, 200) if best_p(paired, (n, n)) < threshold), 200)
 
@@ -52,7 +52,7 @@ def powerless(comparisons: Sequence[Comparison], alpha: float) -> list[str]:
     return [
         f"{c.group.label} {c.metric}: {c.sizes[0]} vs {c.sizes[1]} trials can never give "
         f"p < {alpha:g} after Holm's correction over {len(gated)} tests (at best "
-        f"p = {best_p(c.paired, c.sizes):.2g}); run at least {_needed(c.paired, threshold)} "
+        f"p = {best_p(c.paired, c.sizes):.2g}); run at least {trials_needed(c.paired, threshold)} "
         "trials per side"
         for c in gated
     ]
