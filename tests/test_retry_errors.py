@@ -3,50 +3,26 @@ and its record keeps each earlier attempt; one the agent failed is never run aga
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from llm_server import LLMServer, Reply, say
+from test_final_answer import AGENTS
 from test_llm_agents import GUESS_SOLUTION
 
 from pytest_mlab.llm.client import import_litellm
 
 import_litellm()  # once per test process, as test_llm_agents explains
 
-AGENTS = textwrap.dedent('''
-    """Agents that improve the guess task, then ask the model once (Improves) or crash."""
-    from typing import ClassVar
-
-    SOLUTION = {solution!r}
-
-
-    class Improves:
-        uses_llm: ClassVar[bool] = True
-        needs_solution: ClassVar[bool] = False
-
-        def __init__(self, context):
-            self.context = context
-
-        def run(self, env):
-            env.execute("Write File", file_name="train.py", content=SOLUTION)
-            env.execute("Execute Script", script_name="train.py")
-            env.llm.complete([{{"role": "user", "content": "done?"}}])
-            return "done"
-
-
-    class Crashes(Improves):
-        def run(self, env):
-            raise KeyError("plan")
-''')
 
 
 def _run(pytester: pytest.Pytester, server: LLMServer, mlab_args: list[str], agent: str,
          *more: str) -> pytest.RunResult:
-    pytester.makepyfile(retry_agents=AGENTS.format(solution=GUESS_SOLUTION.read_text()))
-    return pytester.runpytest("tasks", f"--agent=retry_agents:{agent}", "--llm=gpt-4",
+    # test_final_answer's agents: ProviderFails improves the task, then asks the model once.
+    pytester.makepyfile(ending_agents=AGENTS.format(solution=GUESS_SOLUTION.read_text()))
+    return pytester.runpytest("tasks", f"--agent=ending_agents:{agent}", "--llm=gpt-4",
                               f"--mlab-llm-api-base={server.url}", "--mlab-llm-retries=0",
                               *more, *mlab_args)
 
@@ -69,7 +45,7 @@ def test_an_errored_trial_runs_again_and_its_record_keeps_the_attempt(
 ) -> None:
     recorded("guess")
     _fail_first(server, 1)
-    without = _run(pytester, server, mlab_args, "Improves")
+    without = _run(pytester, server, mlab_args, "ProviderFails")
     without.assert_outcomes(errors=1)
     (record,) = read_results()
     assert record["outcome"] == "error" and record["earlier_attempts"] == []
@@ -77,7 +53,7 @@ def test_an_errored_trial_runs_again_and_its_record_keeps_the_attempt(
     without.stdout.fnmatch_lines(["*success w/ errors*", "guess*0/0*0/1*",
                                   "run not clean: 1 trial ended in a harness error*"])
     _fail_first(server, 1)
-    again = _run(pytester, server, mlab_args, "Improves", "--mlab-retry-errors=1")
+    again = _run(pytester, server, mlab_args, "ProviderFails", "--mlab-retry-errors=1")
     again.assert_outcomes(passed=1)
     (record,) = read_results()
     assert record["outcome"] == "passed" and record["ended_by"] == "agent returned"
@@ -93,7 +69,7 @@ def test_retries_stop_at_n_and_a_failed_trial_is_never_run_again(
 ) -> None:
     recorded("guess")
     calls = _fail_first(server, 10)
-    _run(pytester, server, mlab_args, "Improves", "--mlab-retry-errors=2"
+    _run(pytester, server, mlab_args, "ProviderFails", "--mlab-retry-errors=2"
          ).assert_outcomes(errors=1)
     (record,) = read_results()
     assert len(record["earlier_attempts"]) == 2 and len(calls) == 3
