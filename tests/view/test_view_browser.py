@@ -4,83 +4,23 @@ the records, no console error, no request leaving 127.0.0.1, agent text shown as
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from view_browser import CHROMIUM, Browser
 from view_runs import BIG_STEPS, HOSTILE, big_run, trial_result, two_runs, write_run
 
 from pytest_mlab.analysis.stats import wilson
 from pytest_mlab.core.results import RunResults
-from pytest_mlab.report.browse.server import PAGE, make_server
+from pytest_mlab.report.browse.server import PAGE
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MANY = 250
 """Trials in a run whose trial list takes two pages."""
-SHOTS = os.environ.get("MLAB_VIEW_SHOTS")
-"""A folder to keep the screenshots in, for a person to look at."""
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="chromium is absent: apt-get install chromium"
 )
-
-
-class Browser:
-    """One page on a server over ``reports``, recording console errors and requests."""
-
-    def __init__(self, reports: Path, shots: Path) -> None:
-        from playwright.sync_api import sync_playwright
-
-        self.server = make_server([reports])
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/"
-        self.shots = shots
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self._playwright = sync_playwright().start()
-        self._browser = self._playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        self.page = self._browser.new_page(viewport={"width": 1400, "height": 900})
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-
-    def ready(self, view: str) -> None:
-        self.page.wait_for_selector(f"#app[data-ready={view}]", timeout=30_000)
-
-    def shot(self, name: str) -> None:
-        path = self.shots / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
-        assert path.stat().st_size > 20_000  # a blank page is a few kB
-        if SHOTS:
-            Path(SHOTS).mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, Path(SHOTS) / path.name)
-
-    def close(self) -> None:
-        self._browser.close()
-        self._playwright.stop()
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def browse(tmp_path: Path) -> Iterator[Callable[[Path], Browser]]:
-    opened: list[Browser] = []
-
-    def open_on(reports: Path) -> Browser:
-        opened.append(Browser(reports, tmp_path))
-        return opened[-1]
-
-    yield open_on
-    for browser in opened:
-        browser.close()
-    for browser in opened:
-        assert browser.errors == []
-        assert all(url.startswith(browser.url) for url in browser.requests), browser.requests
 
 
 def _interval(passed: int, ran: int) -> str:
@@ -96,11 +36,11 @@ def test_click_from_the_run_table_to_two_trials_side_by_side(
     recorded("guess")
     pytester.runpytest("tasks", "--agent=oracle", "--mlab-trials=2", "--mlab-score-steps=1",
                        *mlab_args).assert_outcomes(passed=2)
-    pytester.runpytest("tasks", "--agent=scripted_agents:GarbageAgent",
+    pytester.runpytest("tasks", "--agent=oracle", "--agent=scripted_agents:GarbageAgent",
                        "--agent=scripted_agents:CrashingAgent", "--mlab-trials=2",
-                       *mlab_args).assert_outcomes(failed=4)
+                       *mlab_args).assert_outcomes(passed=2, failed=4)
     runs = [RunResults.read(p) for p in (pytester.path / "reports").glob("*/results.json")]
-    (oracle,) = [r for r in runs if r.results[0].agent == "oracle"]
+    (oracle,) = [r for r in runs if len({t.agent for t in r.results}) == 1]
     (other,) = [r for r in runs if r is not oracle]
     b = browse(pytester.path / "reports")
     page = b.page
@@ -110,12 +50,17 @@ def test_click_from_the_run_table_to_two_trials_side_by_side(
     rows = page.locator("#runs tbody tr")
     assert rows.count() == 2
     oracle_row = page.locator(f"#runs tr:has-text('{oracle.run.run_id}')")
-    assert _interval(2, 2) in oracle_row.locator("td.success").inner_text()
-    assert _interval(0, 4) in page.locator(
-        f"#runs tr:has-text('{other.run.run_id}') td.success").inner_text()
+    assert f"oracle: {_interval(2, 2)}" in oracle_row.locator("td.success").inner_text()
+    # One rate per agent, never the three pooled.
+    lines = page.locator(f"#runs tr:has-text('{other.run.run_id}') td.success .group-rate")
+    assert lines.all_inner_texts() == [
+        f"oracle: {_interval(2, 2)}", f"scripted_agents:CrashingAgent: {_interval(0, 2)}",
+        f"scripted_agents:GarbageAgent: {_interval(0, 2)}"]
     b.shot("1-runs")
 
     page.select_option("#f-agent", "oracle")
+    assert rows.count() == 2 and page.inner_text("#shown") == "2 of 2 runs"
+    page.select_option("#f-agent", "scripted_agents:GarbageAgent")
     assert rows.count() == 1 and page.inner_text("#shown") == "1 of 2 runs"
     page.select_option("#f-agent", "")
     page.fill("#search", "no-such-task")
@@ -124,26 +69,30 @@ def test_click_from_the_run_table_to_two_trials_side_by_side(
     page.select_option("#f-outcome", "failed")
     assert rows.count() == 1 and other.run.run_id in rows.inner_text()
     page.select_option("#f-outcome", "")
-    # Checked newest first, compared oldest first.
-    page.locator(f"input.pick[data-key$='{other.run.run_id}']").check()
-    assert page.is_disabled("#compare")
+    # The first checked is the reference the others are tested against.
     page.locator(f"input.pick[data-key$='{oracle.run.run_id}']").check()
+    assert page.is_disabled("#compare")
+    page.locator(f"input.pick[data-key$='{other.run.run_id}']").check()
     assert page.inner_text("#compare") == "Compare selected (2)"
     page.click("#compare")
 
     b.ready("compare")
     headers = page.locator("#comparison th").all_inner_texts()
-    assert "oracle" in headers[1] and "CrashingAgent" in headers[2] and "GarbageAgent" in headers[3]
-    row = page.locator("#comparison tr[data-task=guess] td")
+    assert headers[1].startswith(f"(reference) {oracle.run.run_id}")
+    assert headers[2].startswith(other.run.run_id)
+    row = page.locator("#comparison tr[data-agent=oracle] td")
     assert f"success {_interval(2, 2)}" in row.nth(1).inner_text()
-    # Both trials fell from pass to fail with the same trial numbers: McNemar, 0.5 ** 2.
-    for column in (2, 3):
-        assert "success -100 pp, p=0.25 (McNemar, paired)" in row.nth(column).inner_text()
-        assert "pass@2 0%, pass^2 0%" in row.nth(column).inner_text()
+    # Oracle against oracle: both trials passed in both runs, with the same trial numbers.
+    assert "success +0%, p=1 (McNemar, paired)" in row.nth(2).inner_text()
     assert "pass@2 100%, pass^2 100%" in row.nth(1).inner_text()
+    crashing = page.locator("#comparison tr[data-agent='scripted_agents:CrashingAgent'] td")
+    assert crashing.nth(1).inner_text().startswith(f"not in {oracle.run.run_id}")
+    assert f"not tested: the reference run {oracle.run.run_id} did not run" in (
+        crashing.nth(2).inner_text())
+    assert "pass@2 0%, pass^2 0%" in crashing.nth(2).inner_text()
     b.shot("2-compare")
 
-    row.nth(2).locator("a", has_text="t0").click()
+    crashing.nth(2).locator("a", has_text="t0").click()
     b.ready("trial")
     crashed = next(r for r in other.results if r.agent.endswith("CrashingAgent") and r.trial == 0)
     assert page.inner_text("#facts tr[data-fact=message] td:nth-child(2)") == crashed.message
@@ -153,7 +102,8 @@ def test_click_from_the_run_table_to_two_trials_side_by_side(
 
     page.go_back()
     b.ready("compare")
-    page.locator("#comparison tr[data-task=guess] td").nth(1).locator("a", has_text="t0").click()
+    page.locator("#comparison tr[data-agent=oracle] td").nth(1).locator(
+        "a", has_text="t0").click()
     b.ready("trial")
     passed = next(r for r in oracle.results if r.trial == 0)
     scored = [s for s in passed.step_scores if s.score is not None]
@@ -185,7 +135,8 @@ def test_a_big_run_and_a_ten_megabyte_trace_open_a_page_at_a_time(
     page.goto(b.url)
     b.ready("runs")
     assert page.locator("#runs tbody tr").count() == 5
-    assert "0/0 [0%, 100%]" in page.inner_text("#runs tr[data-key='0.empty']")
+    empty = page.inner_text("#runs tr[data-key='0.empty'] td.success")
+    assert empty == "no trials" and "0/0" not in empty
     page.goto(b.url + "#/run?run=0.big")
     b.ready("run")
     assert page.locator("#trials tbody tr").count() == 120
@@ -232,6 +183,6 @@ def test_where_trials_errored_each_rate_says_it_with_the_errors_counted(
     b.page.goto(b.url)
     b.ready("runs")
     rows = b.page.locator("#runs tbody tr").all_inner_texts()
-    errored = [row for row in rows if "with 1 error" in row]
-    assert len(errored) == 1 and "1/5" in errored[0] and "1/6 with 1 error" in errored[0]
+    errored = [row for row in rows if "+1 error" in row]
+    assert len(errored) == 1 and "1/5" in errored[0] and "+1 error (1/6 w/ errors)" in errored[0]
     assert not [row for row in rows if "error" in row and row not in errored]

@@ -66,26 +66,35 @@ def test_an_unreadable_run_is_listed_with_its_reason(
     assert len(rows) == 3
 
 
-def test_runs_side_by_side_carry_the_gates_tests_where_trials_pair(index: RunIndex) -> None:
-    data = comparison(_runs(index, "0.run-a", "0.run-b"))  # type: ignore[arg-type]
-    assert [(s["run_id"], s["agent"]) for s in data["series"]] == [
-        ("run-a", "oracle"), ("run-b", "baseline")]
-    rows = {row["task"]: row["cells"] for row in data["rows"]}
-    first, second = rows["house-price"]
+def test_runs_side_by_side_carry_the_gates_tests_where_trials_pair(
+    tmp_path: Path, index: RunIndex
+) -> None:
+    # Run A's trials again as the baseline agent's: like with like against run B's.
+    a = RunResults.read(tmp_path / "reports" / "run-a" / "results.json").results
+    write_run(tmp_path / "reports", "run-a2", [r.model_copy(update={"agent": "baseline"})
+                                               for r in a], started="2026-01-01T09:00:00")
+    runs = _runs(RunIndex([tmp_path / "reports"]), "0.run-a2", "0.run-b")
+    data = comparison(runs)  # type: ignore[arg-type]
+    assert [c["run_id"] for c in data["columns"]] == ["run-a2", "run-b"]
+    assert data["reference"] == 0
+    rows = {(row["task"], row["agent"]): row["cells"] for row in data["rows"]}
+    first, second = rows["house-price", "baseline"]
     assert first["tests"] is None and (first["passed"], first["ran"]) == (3, 3)
     assert first["mean_normalised"] == pytest.approx(0.75) and second["mean_normalised"] is None
     # Same trial numbers: McNemar on 2 pairs that got worse, none better: 0.5 ** 2.
     success = second["tests"]["success"]
     assert (success["test"], success["paired"]) == ("McNemar", True)
     assert success["p"] == pytest.approx(0.25) and success["delta"] == pytest.approx(-2 / 3)
+    assert (success["delta_text"], success["p_text"]) == ("-67%", "0.25")
     assert second["mean_improvement"] == pytest.approx((0.15 + 0.01 + 0.01) / 3)
     # Titanic: trial 2 errored in run B, so the trials that ran do not pair: Fisher's test,
     # P(0 of 2 succeed | 3 of 5 do) = C(3,0) C(2,2) / C(5,2) = 1/10.
-    titanic = rows["titanic"][1]["tests"]["success"]
-    assert (titanic["test"], titanic["paired"]) == ("Fisher", False)
-    assert titanic["p"] == pytest.approx(0.1)
-    assert [t["outcome"] for t in rows["titanic"][1]["trial_list"]] == [
-        "failed", "failed", "error"]
+    titanic = rows["titanic", "baseline"][1]
+    assert (titanic["tests"]["success"]["test"], titanic["tests"]["success"]["paired"]) == (
+        "Fisher", False)
+    assert titanic["tests"]["success"]["p"] == pytest.approx(0.1)
+    assert titanic["errors"] == 1 and titanic["success_with_errors"] == 0
+    assert [t["outcome"] for t in titanic["trial_list"]] == ["failed", "failed", "error"]
 
 
 def test_runs_judged_by_other_rules_are_shown_without_a_success_test(
@@ -96,7 +105,7 @@ def test_runs_judged_by_other_rules_are_shown_without_a_success_test(
     for result in strict:
         result.final_answer_required = True
     write_run(tmp_path / "reports", "run-strict", strict, started="2026-01-03T10:00:00")
-    runs = _runs(RunIndex([tmp_path / "reports"]), "0.run-a", "0.run-strict")
+    runs = _runs(RunIndex([tmp_path / "reports"]), "0.run-b", "0.run-strict")
     data = comparison(runs)  # type: ignore[arg-type]
     tests = next(r["cells"] for r in data["rows"] if r["task"] == "house-price")[1]["tests"]
     assert tests["success"]["judged_apart"] == (

@@ -114,3 +114,26 @@ def big_run(report_dir: Path) -> Path:
         write_steps(run_dir, result, 2, snapshots=False)
     write_run(report_dir, "big", results, started="2026-01-03T10:00:00")
     return run_dir
+
+
+def agent_runs(report_dir: Path, count: int = 4) -> list[Path]:
+    """``count`` runs of the same two agents on house-price, 3 trials each, a day apart:
+    oracle passes every trial; baseline passes trial 0 in the first run and none after;
+    from the second run on, baseline's trial 2 errors (ended by the harness)."""
+    folders = []
+    for n in range(count):
+        results = [trial_result("house-price", "oracle", t, success=True, improvement=0.2)
+                   for t in range(3)]
+        for t in range(3):
+            result = trial_result("house-price", "baseline", t, success=n == 0 and t == 0,
+                                  improvement=0.15 if n == 0 and t == 0 else 0.0,
+                                  outcome="error" if n and t == 2 else "")
+            results.append(result)
+        for result in results:
+            result.ended_by = "" if result.outcome == "error" else "final_answer"
+        results[-1].message = "invalid submission: submission.csv has 3 rows, expected 5"
+        if n:
+            results[-1].message = "ScorerError: the scorer crashed " + "x" * 200
+        folders.append(write_run(report_dir, f"run-{n}", results,
+                                 started=f"2026-01-0{n + 1}T10:00:00"))
+    return folders

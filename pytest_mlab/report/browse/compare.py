@@ -1,9 +1,11 @@
-"""Runs side by side per task: each run's agents as columns, with the gate's one-sided
-tests of each column against the first where trials pair up."""
+"""Runs side by side, like with like: a column per run, a row per task x agent x llm, and
+in each row every run's group tested against the same group of the reference run (the
+gate's one-sided tests, paired where the trial numbers match). The reference is the one
+asked for, else the saved run the gate compares with where it is among them, else the
+first run asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_mlab.analysis.containments import differs
@@ -13,94 +15,93 @@ from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.report.browse.metrics import figures
 from pytest_mlab.report.browse.runs import RunEntry, containment
 
-TrialRef = tuple[int, TrialResult]
-
-
-@dataclass(frozen=True)
-class Series:
-    """One agent x llm of one run: a column of the comparison."""
-
-    entry: RunEntry
-    run: RunResults
-    agent: str
-    llm: str | None
-    trials: list[TrialRef]
-
-    def header(self) -> dict[str, Any]:
-        return {"run": self.entry.key, "run_id": self.run.run.run_id,
-                "started": self.run.run.started, "agent": self.agent, "llm": self.llm,
-                "containment": containment([r for _, r in self.trials])}
-
-    def by_task(self) -> RunResults:
-        """The series as a run whose groups are its tasks alone, for the gate."""
-        anonymous = [r.model_copy(update={"agent": "", "llm": None}) for _, r in self.trials]
-        return RunResults(run=self.run.run, results=anonymous)
-
-
-def series_of(runs: list[tuple[RunEntry, RunResults]]) -> list[Series]:
-    found = []
-    for entry, run in runs:
-        columns: dict[tuple[str, str | None], list[TrialRef]] = {}
-        for index, result in enumerate(run.results):
-            columns.setdefault((result.agent, result.llm), []).append((index, result))
-        for (agent, llm), trials in sorted(columns.items(), key=lambda i: (i[0][0], i[0][1] or "")):
-            found.append(Series(entry, run, agent, llm, trials))
-    return found
+GroupKey = tuple[str, str, str | None]
+"""task, agent, llm."""
+Run = tuple[RunEntry, RunResults]
 
 
 def _test(comparison: Comparison) -> dict[str, Any]:
-    return {"delta": comparison.delta, "p": comparison.p_value, "test": comparison.test,
+    # The texts are the terminal's own for the change and its p, so both read the same.
+    return {"delta": comparison.delta, "delta_text": comparison.delta_text,
+            "p": comparison.p_value, "p_text": comparison.p_text, "test": comparison.test,
             "paired": comparison.paired, "sizes": list(comparison.sizes),
             "judged_apart": comparison.judged_apart}
 
 
-def _tests(first: Series, other: Series) -> dict[str, dict[str, Any]]:
-    """Per task: the success and improvement tests of ``other`` against ``first``; runs
-    of other containment too, which the page says (``containment_apart``)."""
-    report = compare(first.by_task(), other.by_task(), any_containment=True)
-    tests: dict[str, dict[str, Any]] = {}
-    for comparison in report.comparisons:
-        tests.setdefault(comparison.group.task, {})[comparison.metric] = _test(comparison)
+def _tests(reference: RunResults, other: RunResults) -> dict[GroupKey, dict[str, Any]]:
+    """Per group both runs hold: the success and improvement tests of ``other`` against
+    ``reference``; runs of other containment too, which the page says (``containment_apart``)."""
+    report = compare(reference, other, any_containment=True)
+    tests: dict[GroupKey, dict[str, Any]] = {}
+    for c in report.comparisons:
+        if c.metric in ("success", "improvement"):
+            tests.setdefault((c.group.task, c.group.agent, c.group.llm), {})[c.metric] = _test(c)
     return tests
 
 
-def _cell(series: Series, task: str, tests: dict[str, Any] | None) -> dict[str, Any] | None:
-    trials = [(i, r) for i, r in series.trials if r.task == task]
+def _groups(run: RunResults) -> dict[GroupKey, list[tuple[int, TrialResult]]]:
+    found: dict[GroupKey, list[tuple[int, TrialResult]]] = {}
+    for index, result in enumerate(run.results):
+        found.setdefault((result.task, result.agent, result.llm), []).append((index, result))
+    return found
+
+
+def _cell(trials: list[tuple[int, TrialResult]] | None,
+          tests: dict[str, Any] | None) -> dict[str, Any] | None:
     if not trials:
         return None
     return {
         **figures([r for _, r in trials]),
         "trial_list": [{"index": i, "trial": r.trial, "outcome": r.outcome,
-                        "success": r.success} for i, r in trials],
+                        "success": r.success, "ended_by": r.ended_by} for i, r in trials],
         "tests": tests,
     }
 
 
-def comparison(runs: list[tuple[RunEntry, RunResults]]) -> dict[str, Any]:
-    """Rows per task, one cell per series; the first series is what the tests compare to."""
-    series = series_of(runs)
-    tests = [{} if i == 0 else _tests(series[0], s) for i, s in enumerate(series)]
-    tasks = sorted({r.task for s in series for _, r in s.trials})
-    rows = [
-        {"task": task,
-         "cells": [_cell(s, task, tests[i].get(task) if i else None)
-                   for i, s in enumerate(series)]}
-        for task in tasks
-    ]
-    return {"series": [s.header() for s in series], "rows": rows,
-            "containment_apart": _apart(series)}
+def reference_of(runs: list[Run], asked: str | None, gate_baseline: str | None) -> int:
+    """Which run the others are tested against (its place in ``runs``)."""
+    keys = [entry.key for entry, _ in runs]
+    if asked in keys:
+        return keys.index(asked)
+    ids = [run.run.run_id for _, run in runs]
+    return ids.index(gate_baseline) if gate_baseline in ids else 0
 
 
-def _apart(series: list[Series]) -> list[str]:
-    """Where a column ran under other containment than the first: the gate would refuse
+def _header(entry: RunEntry, run: RunResults, saved: dict[str, str]) -> dict[str, Any]:
+    return {"run": entry.key, "run_id": run.run.run_id, "started": run.run.started,
+            "saved": saved.get(run.run.run_id), "containment": containment(run.results)}
+
+
+def comparison(runs: list[Run], asked: str | None = None, gate_baseline: str | None = None,
+               saved: dict[str, str] | None = None) -> dict[str, Any]:
+    """A row per group of any run, a cell per run (None where the run lacks the group)."""
+    if not runs:
+        return {"columns": [], "reference": 0, "rows": [], "containment_apart": []}
+    ref = reference_of(runs, asked, gate_baseline)
+    reference = runs[ref][1]
+    groups = [_groups(run) for _, run in runs]
+    tests = [{} if i == ref else _tests(reference, run) for i, (_, run) in enumerate(runs)]
+    keys = sorted({key for found in groups for key in found},
+                  key=lambda k: (k[0], k[1], k[2] or ""))
+    rows = [{"task": task, "agent": agent, "llm": llm,
+             "cells": [_cell(found.get((task, agent, llm)), tests[i].get((task, agent, llm)))
+                       for i, found in enumerate(groups)]}
+            for task, agent, llm in keys]
+    return {"columns": [_header(entry, run, saved or {}) for entry, run in runs],
+            "reference": ref, "rows": rows,
+            "containment_apart": _apart(reference, [run for _, run in runs])}
+
+
+def _apart(reference: RunResults, runs: list[RunResults]) -> list[str]:
+    """Where a run ran under other containment than the reference: the gate would refuse
     these tests; the page shows them with this warning."""
-    if not series:
-        return []
-    first, lines = series[0], []
-    for other in series[1:]:
-        words = differs([r for _, r in first.trials], [r for _, r in other.trials])
+    lines = []
+    for other in runs:
+        if other is reference:
+            continue
+        words = differs(reference.results, other.results)
         if words is not None:
-            lines.append(f"{other.run.run.run_id} ran under {words[1]}, unlike "
-                         f"{first.run.run.run_id} ({words[0]}): the gate would not compare "
+            lines.append(f"{other.run.run_id} ran under {words[1]}, unlike "
+                         f"{reference.run.run_id} ({words[0]}): the gate would not compare "
                          "them")
     return sorted(set(lines))

@@ -1,63 +1,83 @@
 """The figures of one task x agent x llm in a run: success with its interval, pass@k,
-pass^k, best-of-k, and the means the comparison puts side by side."""
+pass^k, best-of-k, and the means the comparison puts side by side. Each is the terminal's
+and report.html's own figure (report/rows.py, analysis/summary.py), so every place that
+shows a run says the same."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import fsum
 from typing import Any
 
 from pytest_mlab.analysis.groups import RAN, by_group
 from pytest_mlab.analysis.stats import wilson
 from pytest_mlab.analysis.summary import agent_summaries, group_summary
+from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.core.summary import GroupSummary
+from pytest_mlab.report.rows import rows_of
 
-MAX_K = 10
-"""pass@k and its kin are sent for k = 1 .. min(trials, MAX_K)."""
+MAX_K = 50
+"""pass@k and its kin are sent for k = 1 .. min(trials, MAX_K), and for k = n always."""
+SHORT_MESSAGE = 90
+"""Characters of a trial's message in a list; the whole message is its tooltip."""
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return fsum(values) / len(values) if values else None
+def rate(results: Sequence[TrialResult]) -> dict[str, Any]:
+    """Success over the trials that ran, with its Wilson interval (None where none ran),
+    and the errors beside it: ``success_with_errors`` counts each as a failed trial, as
+    the terminal's "success w/ errors" column does."""
+    ran = [r for r in results if r.outcome in RAN]
+    passed = sum(r.success for r in ran)
+    errors = sum(r.outcome == "error" for r in results)
+    counted = len(ran) + errors
+    return {
+        "trials": len(results), "ran": len(ran), "passed": passed, "errors": errors,
+        "skipped": sum(r.outcome == "skipped" for r in results),
+        "rate": passed / len(ran) if ran else None,
+        "interval": list(wilson(passed, len(ran))) if ran else None,
+        "success_with_errors": passed / counted if errors else None,
+        "unreproduced": sum(r.unreproduced for r in ran),
+    }
 
 
 def attempts(summary: GroupSummary) -> list[dict[str, Any]]:
     """pass@k, pass^k and best-of-k of the improvement, as the run's summary has them."""
+    ks = sorted(set(range(1, min(summary.n, MAX_K) + 1)) | ({summary.n} if summary.n else set()))
     return [
         {"k": k, "pass_at_k": summary.pass_at_k.get(k), "pass_hat_k": summary.pass_hat_k.get(k),
-         "best_of_k": summary.best_of_k.get(k)}
-        for k in range(1, min(summary.n, MAX_K) + 1)
+         "best_of_k": summary.best_of_k.get(k),
+         "pass_at_k_with_errors": summary.pass_at_k_with_errors.get(k)}
+        for k in ks
     ]
 
 
 def figures(results: Sequence[TrialResult]) -> dict[str, Any]:
     """What one group's trials add up to; errors and skips count apart from the rate.
-    pass@k and the normalised score come from analysis.summary, as results.json has them."""
-    ran = [r for r in results if r.outcome in RAN]
-    passed = sum(r.success for r in ran)
-    low, high = wilson(passed, len(ran))
+    ``k`` is the terminal's default k: every trial that ran."""
+    (row,) = rows_of(results)
     summary = group_summary(results)
     return {
-        "trials": len(results), "ran": len(ran), "passed": passed,
-        "rate": passed / len(ran) if ran else None, "interval": [low, high],
-        "errors": sum(r.outcome == "error" for r in results),
-        "unreproduced": sum(r.unreproduced for r in ran),
-        "mean_improvement": _mean([r.improvement for r in ran if r.improvement is not None]),
-        "mean_normalised": summary.mean_normalised,
-        "mean_cost": _mean([r.cost for r in results]),
-        "mean_steps": _mean([float(r.steps) for r in ran]),
+        **rate(results), "k": row.pass_k,
+        "mean_improvement": row.mean_improvement,
+        "mean_normalised": row.mean_normalised,
+        "mean_normalised_with_errors": row.mean_normalised_with_errors,
+        "mean_cost": row.mean_cost, "mean_steps": row.mean_steps,
         "attempts": attempts(summary),
     }
 
 
 def trial_row(index: int, result: TrialResult) -> dict[str, Any]:
-    """One trial in a list: what its record says, without the long texts."""
+    """One trial in a list: what its record says, its message shortened (whole in
+    ``message_full``) so that a crash and a bad submission read apart."""
+    message = " ".join(printable(result.message).split())
+    short = message if len(message) <= SHORT_MESSAGE else message[:SHORT_MESSAGE - 1] + "…"
     return {
         "index": index, "task": result.task, "agent": result.agent, "llm": result.llm,
         "trial": result.trial, "outcome": result.outcome, "success": result.success,
         "score": result.score, "improvement": result.improvement, "steps": result.steps,
         "cost": result.cost, "seconds": result.seconds, "error_class": result.error_class,
         "ended_by": result.ended_by, "normalised": result.normalised_score,
+        "message": short, "message_full": result.message,
         "flags": len(result.flags),
         "unreproduced": result.unreproduced,
     }

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_mlab.analysis.groups import RAN
-from pytest_mlab.analysis.stats import wilson
 from pytest_mlab.core.containment import describe_run, distinct
 from pytest_mlab.core.results import RunResults, TrialResult, UnreadableResults
+from pytest_mlab.report.browse.metrics import rate
+from pytest_mlab.report.browse.saved import SavedNames
 
 RESULTS = "results.json"
 
@@ -55,8 +56,10 @@ def discover(roots: list[Path]) -> list[RunEntry]:
 class RunIndex:
     """The runs of ``roots``, each read once (again when its results.json changes)."""
 
-    def __init__(self, roots: list[Path]) -> None:
+    def __init__(self, roots: list[Path], storage: Path | None = None) -> None:
         self.roots = roots
+        self.saved = SavedNames(storage)
+        """The saved runs (``--mlab-storage``), for their names and the gate's baseline."""
         self._lock = threading.Lock()
         self._read: dict[str, tuple[int, int, RunResults | str]] = {}
 
@@ -102,27 +105,42 @@ def containment(results: list[TrialResult]) -> list[dict[str, Any]]:
             for c in found]
 
 
-def summary(entry: RunEntry, run: RunResults | str) -> dict[str, Any]:
+def _seconds(started: str, finished: str) -> float | None:
+    """The run's wall time; None where a time is missing or unreadable."""
+    try:
+        seconds = (datetime.fromisoformat(finished) - datetime.fromisoformat(started))
+    except (TypeError, ValueError):
+        return None
+    return seconds.total_seconds() if seconds.total_seconds() >= 0 else None
+
+
+def agent_rates(results: list[TrialResult]) -> list[dict[str, Any]]:
+    """Per agent x llm, its success and errors: one run's agents are never pooled."""
+    groups: dict[tuple[str, str], list[TrialResult]] = {}
+    for result in results:
+        groups.setdefault((result.agent, result.llm or ""), []).append(result)
+    return [{"agent": agent, "llm": llm or None, **rate(members)}
+            for (agent, llm), members in sorted(groups.items())]
+
+
+def summary(entry: RunEntry, run: RunResults | str, saved: dict[str, str],
+            gate_baseline: str | None = None) -> dict[str, Any]:
     """One row of the run table; an unreadable run carries its reason instead."""
     if isinstance(run, str):
         return {"key": entry.key, "folder": entry.folder.name, "unreadable": run}
     results = run.results
-    ran = [r for r in results if r.outcome in RAN]
-    passed = sum(r.success for r in ran)
-    low, high = wilson(passed, len(ran))
     facets = sorted({(r.task, r.agent, r.llm or "", r.outcome, r.error_class or "")
                      for r in results})
     return {
         "key": entry.key, "folder": entry.folder.name, "run_id": run.run.run_id,
         "started": run.run.started, "finished": run.run.finished,
+        "seconds": _seconds(run.run.started, run.run.finished),
+        "saved": saved.get(run.run.run_id), "gate_baseline": run.run.run_id == gate_baseline,
         "complete": run.run.complete, "interrupted": run.run.interrupted,
         "agents": _distinct([r.agent for r in results]),
         "models": _distinct([r.llm for r in results]),
         "tasks": _distinct([r.task for r in results]),
-        "trials": len(results), "ran": len(ran), "passed": passed,
-        "interval": [low, high],
-        "errors": sum(r.outcome == "error" for r in results),
-        "unreproduced": sum(r.unreproduced for r in ran),
+        **rate(results), "groups": agent_rates(results),
         "cost": sum(r.cost for r in results),
         "facets": [list(f) for f in facets],
         "containment": containment(results),
@@ -130,6 +148,7 @@ def summary(entry: RunEntry, run: RunResults | str) -> dict[str, Any]:
 
 
 def run_table(index: RunIndex) -> dict[str, Any]:
-    rows = [summary(entry, index.results(entry)) for entry in index.entries()]
+    saved, gate = index.saved.names(), index.saved.gate_baseline()
+    rows = [summary(entry, index.results(entry), saved, gate) for entry in index.entries()]
     rows.sort(key=lambda row: row.get("started", ""), reverse=True)
     return {"roots": [str(root) for root in index.roots], "runs": rows}

@@ -1,4 +1,4 @@
-"""The browser's HTTP server: three static files and JSON endpoints, on 127.0.0.1 only.
+"""The browser's HTTP server: its static files and JSON endpoints, on 127.0.0.1 only.
 
 A request names runs by their key in the index and trials by their number in a run; no
 part of a URL is ever joined to a path, so nothing outside the report folders is served.
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
+from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.report.browse.compare import comparison
 from pytest_mlab.report.browse.metrics import agent_table, group_table, trial_row
@@ -27,7 +28,8 @@ from pytest_mlab.report.browse.trial import trial_detail, trial_files
 LOOPBACK = "127.0.0.1"
 STATIC = Path(__file__).parent / "static"
 FILES = {"/": ("index.html", "text/html"), "/index.html": ("index.html", "text/html"),
-         "/app.js": ("app.js", "text/javascript"), "/app.css": ("app.css", "text/css")}
+         "/app.js": ("app.js", "text/javascript"), "/tables.js": ("tables.js", "text/javascript"),
+         "/compare.js": ("compare.js", "text/javascript"), "/app.css": ("app.css", "text/css")}
 PAGE = 200
 """Trials per page of a run's trial list."""
 SECURITY = {
@@ -106,18 +108,26 @@ class Api:
         return entry, run, index
 
     def run(self, query: Query) -> dict[str, Any]:
+        """A page of the run's trials (only those of ``outcome`` and ``ended_by`` where
+        asked), with the run's groups and agents."""
         entry, run = self._run(_one(query, "run"))
         offset = _number(query, "offset", 0)
-        rows = [trial_row(i, r) for i, r in enumerate(run.results[offset:offset + PAGE], offset)]
+        wanted = {name: query[name][0] for name in ("outcome", "ended_by") if query.get(name)}
+        chosen = [(i, r) for i, r in enumerate(run.results)
+                  if all(getattr(r, name) == value for name, value in wanted.items())]
+        rows = [trial_row(i, r) for i, r in chosen[offset:offset + PAGE]]
         return {"key": entry.key, "info": run.run.model_dump(mode="json"),
                 "groups": group_table(run), "agents": agent_table(run), "trials": rows,
                 "containment": containment(run.results),
-                "offset": offset,
-                "total": len(run.results), "page": PAGE}
+                "outcomes": sorted({r.outcome for r in run.results}),
+                "ended_by": sorted({r.ended_by for r in run.results}),
+                "offset": offset, "total": len(chosen), "all": len(run.results), "page": PAGE}
 
     def compare(self, query: Query) -> dict[str, Any]:
         keys = [k for k in _one(query, "runs").split(",") if k][:12]
-        return comparison([self._run(key) for key in keys])
+        asked = query["ref"][0] if query.get("ref") else None
+        return comparison([self._run(key) for key in keys], asked,
+                          self.index.saved.gate_baseline(), self.index.saved.names())
 
     def trial(self, query: Query) -> dict[str, Any]:
         return trial_detail(*self._trial(query))
@@ -188,9 +198,12 @@ class Handler(BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
 
-def make_server(roots: list[Path], port: int = 0) -> ThreadingHTTPServer:
-    """A server for the runs in ``roots`` on 127.0.0.1 (``port`` 0: any free one)."""
-    handler = type("BoundHandler", (Handler,), {"api": Api(RunIndex(roots))})
+def make_server(roots: list[Path], port: int = 0,
+                storage: Path | None = None) -> ThreadingHTTPServer:
+    """A server for the runs in ``roots`` on 127.0.0.1 (``port`` 0: any free one);
+    ``storage``: the folder of saved runs (None: pytest-mlab's default, from here)."""
+    folder = Path.cwd() / DEFAULT_STORAGE if storage is None else storage
+    handler = type("BoundHandler", (Handler,), {"api": Api(RunIndex(roots, folder))})
     server = ThreadingHTTPServer((LOOPBACK, port), handler)
     server.daemon_threads = True
     return server

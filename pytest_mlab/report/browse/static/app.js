@@ -30,13 +30,24 @@ const pct = (x) => (has(x) ? `${(x * 100).toFixed(0)}%` : "-");
 const signed = (x) => (has(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%` : "-");
 const money = (x) => (has(x) ? `$${x.toFixed(4)}` : "-");
 const num = (x, d = 1) => (has(x) ? Number(x).toFixed(d) : "-");
+// Steps and tokens as the terminal writes them (report/format.py's count).
+const count = (x) => (has(x) ? (x >= 100 || x === Math.floor(x) ? Math.round(x).toLocaleString("en-US") : x.toFixed(1)) : "-");
 const general = (x) => (has(x) ? String(Number(x.toPrecision(6))) : "-");
 const interval = (r) => `[${pct(r[0])}, ${pct(r[1])}]`;
 const unreproduced = (f) => (f.unreproduced ? ` (${f.unreproduced} unreproduced)` : "");
-// Where trials errored, the rate again with each error a failed trial: rates over the
-// trials that ran alone flatter a run whose infrastructure failed.
-const withErrors = (f) => (f.errors ? ` · ${f.passed}/${f.ran + f.errors} with ${f.errors} error${f.errors === 1 ? "" : "s"}` : "");
-const success = (f) => `${f.passed}/${f.ran} ${interval(f.interval)}${unreproduced(f)}${withErrors(f)}`;
+const plural = (n, word, many) => `${n} ${n === 1 ? word : many || `${word}s`}`;
+// Where trials errored, the errors beside the rate and the rate again with each error a
+// failed trial (the terminal's "success w/ errors"): rates over the trials that ran alone
+// flatter a run whose infrastructure failed. No interval where no trial ran.
+const withErrors = (f) => (f.errors ? ` +${plural(f.errors, "error")} (${f.passed}/${f.ran + f.errors} w/ errors)` : "");
+const success = (f) => `${f.passed}/${f.ran}${f.interval ? ` ${interval(f.interval)}` : ""}${unreproduced(f)}${withErrors(f)}`;
+function duration(seconds) {
+  if (!has(seconds)) return "-";
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const minutes = Math.floor(Math.round(seconds) / 60);
+  const secs = Math.round(seconds) % 60;
+  return minutes < 60 ? `${minutes}m${String(secs).padStart(2, "0")}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
+}
 const outcomeClass = (o) => (o === "error" ? "error-outcome" : o);
 const link = (hash, text, attrs) => el("a", { href: hash, ...(attrs || {}) }, text);
 const hashOf = (view, params) => `#/${view}?${new URLSearchParams(params).toString()}`;
@@ -52,155 +63,8 @@ function show(...children) {
   app.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== ""));
 }
 
-const selected = new Set();
-
-function facetOptions(runs, column) {
-  return [...new Set(runs.flatMap((r) => (r.facets || []).map((f) => f[column])).filter(Boolean))].sort();
-}
-
-function filterBar(runs, onChange) {
-  const names = ["task", "agent", "model", "outcome", "error class"];
-  const selects = names.map((name, column) => el("select", { id: `f-${name.replace(" ", "-")}`, onchange: onChange },
-    el("option", { value: "" }, `any ${name}`), facetOptions(runs, column).map((v) => el("option", { value: v }, v))));
-  const search = el("input", { type: "search", id: "search", placeholder: "search runs, tasks, agents", oninput: onChange });
-  return { bar: el("div", { class: "filters" }, search, selects), search, selects };
-}
-
-function runMatches(run, search, wanted) {
-  if (run.unreadable) return !wanted.some((w) => w) && (!search || run.folder.toLowerCase().includes(search));
-  const words = [run.run_id, run.folder, ...run.agents, ...run.models, ...run.tasks].join(" ").toLowerCase();
-  if (search && !words.includes(search)) return false;
-  return wanted.every((w) => !w) || run.facets.some((facet) => wanted.every((w, column) => !w || facet[column] === w));
-}
-
-function runRow(run, refresh) {
-  if (run.unreadable) {
-    return el("tr", { class: "unreadable", "data-key": run.key }, td(""), td(run.folder),
-      el("td", { colspan: 8 }, `unreadable: ${run.unreadable}`));
-  }
-  const box = el("input", { type: "checkbox", class: "pick", "data-key": run.key,
-    checked: selected.has(run.key) ? "checked" : null,
-    onchange: (e) => { e.target.checked ? selected.add(run.key) : selected.delete(run.key); refresh(); } });
-  return el("tr", { "data-key": run.key }, td(box), td(link(hashOf("run", { run: run.key }), run.run_id)),
-    td(run.started.replace("T", " ").slice(0, 19)), td(run.agents.join(", ")), td(run.models.join(", ") || "-"),
-    td(`${run.tasks.length}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
-    td(success(run), "num success"),
-    td(money(run.cost), "num"), td(run.complete ? "complete" : "incomplete"), containmentCell(run.containment));
-}
-
-function containmentCell(found) {
-  return el("td", { class: "containment" }, found.map((c) => el("span", { class: c.weak ? "weak" : null, title: c.text }, c.weak ? `${c.short} (weak)` : c.short)));
-}
-
 function containmentNote(found) {
   return el("p", { class: "note", id: "containment" }, "containment: ", found.map((c) => el("span", { class: c.weak ? "weak" : null }, c.text, " ")));
-}
-
-async function runsView() {
-  const data = await api("runs", {});
-  const body = el("tbody", {});
-  const count = el("span", { class: "note", id: "shown" });
-  // The oldest run first: the others are tested against it, as the gate tests a run against its baseline.
-  const started = new Map(data.runs.map((r) => [r.key, r.started || ""]));
-  const keys = () => [...selected].filter((k) => started.has(k)).sort((a, b) => started.get(a).localeCompare(started.get(b)));
-  const compare = el("button", { id: "compare", onclick: () => { location.hash = hashOf("compare", { runs: keys().join(",") }); } });
-  const { bar, search, selects } = filterBar(data.runs, () => render());
-  function render() {
-    const wanted = selects.map((s) => s.value);
-    const shown = data.runs.filter((r) => runMatches(r, search.value.trim().toLowerCase(), wanted));
-    body.replaceChildren(...shown.map((r) => runRow(r, render)));
-    count.textContent = `${shown.length} of ${data.runs.length} runs`;
-    compare.textContent = `Compare selected (${keys().length})`;
-    compare.disabled = keys().length < 2;
-  }
-  const headers = ["", "run", "started", "agents", "models", "tasks", "success k/n [95% interval]", "cost", "complete", "containment"];
-  show(el("h1", {}, "Runs"), el("p", { class: "note" }, `in ${data.roots.join(", ")}`),
-    bar, el("p", {}, count, " ", compare), table(headers, body, { id: "runs" }));
-  render();
-}
-
-function attemptsCells(group, k) {
-  const a = group.attempts.find((x) => x.k === k) || {};
-  return [td(pct(a.pass_at_k), "num"), td(pct(a.pass_hat_k), "num"), td(signed(a.best_of_k), "num")];
-}
-
-function trialRows(data, key) {
-  return data.trials.map((t) => el("tr", {}, td(link(hashOf("trial", { run: key, i: t.index }), `#${t.index}`)),
-    td(t.task), td(t.agent), td(t.llm || "-"), td(t.trial, "num"),
-    td(t.unreproduced ? `${t.outcome}, unreproduced` : t.outcome, outcomeClass(t.outcome)),
-    td(general(t.score), "num"), td(signed(t.improvement), "num"), td(t.steps, "num"), td(money(t.cost), "num"),
-    td(t.error_class || "")));
-}
-
-async function runView(params) {
-  const key = params.get("run");
-  const data = await api("run", { run: key });
-  const k = el("input", { type: "number", id: "k", min: 1, max: 10, value: 2, onchange: () => drawGroups() });
-  const groups = el("div", {});
-  function drawGroups() {
-    const kk = Number(k.value);
-    groups.replaceChildren(table(["task", "agent", "llm", "success k/n [95%]", "mean improvement", "mean normalised",
-      `pass@${kk}`, `pass^${kk}`, `best-of-${kk} improvement`, "mean cost", "mean steps"],
-    data.groups.map((g) => el("tr", {}, td(g.task), td(g.agent), td(g.llm || "-"), td(success(g), "num"),
-      td(signed(g.mean_improvement), "num"), td(num(g.mean_normalised, 2), "num"), attemptsCells(g, kk),
-      td(money(g.mean_cost), "num"), td(num(g.mean_steps), "num"))), { id: "groups" }));
-  }
-  const body = el("tbody", {}, trialRows(data, key));
-  const more = el("button", { id: "more-trials", onclick: async () => {
-    const next = await api("run", { run: key, offset: data.offset + data.page * ++pages });
-    body.append(...trialRows(next, key));
-    more.hidden = next.offset + next.trials.length >= next.total;
-  } }, "More trials");
-  let pages = 0;
-  more.hidden = data.trials.length >= data.total;
-  drawGroups();
-  show(el("h1", {}, `Run ${data.info.run_id}`),
-    el("p", { class: "note" }, `${data.info.started} – ${data.info.finished}; ${data.total} trials; ${data.info.complete ? "complete" : "incomplete"}`),
-    containmentNote(data.containment),
-    el("h2", {}, "Per task, agent and LLM"), el("p", {}, "k for pass@k, pass^k, best-of-k: ", k), groups,
-    el("h2", {}, "Per agent over the suite"), table(["agent", "llm", "mean normalised score", "tasks in it", "tasks without one"],
-      data.agents.map((a) => el("tr", {}, td(a.agent), td(a.llm || "-"), td(num(a.mean_normalised, 3), "num"), td(a.tasks, "num"),
-        td(a.tasks_without.join(", ") || "-"))), { id: "agents" }),
-    el("h2", {}, "Trials"), table(["trial", "task", "agent", "llm", "#", "outcome", "score", "improvement", "steps", "cost", "error class"],
-      body, { id: "trials" }), more);
-}
-
-function testLine(name, t) {
-  if (t && t.judged_apart) return el("div", { class: "test" }, `${name} not compared: judged by other rules (${t.judged_apart})`);
-  if (!t || !has(t.p)) return null;
-  const delta = name === "success" ? `${t.delta >= 0 ? "+" : ""}${(t.delta * 100).toFixed(0)} pp` : signed(t.delta);
-  return el("div", { class: "test" }, `${name} ${delta}, p=${t.p.toPrecision(2)} (${t.test}${t.paired ? ", paired" : ""})`);
-}
-
-function passLine(a) {
-  return `pass@${a.k} ${pct(a.pass_at_k)}, pass^${a.k} ${pct(a.pass_hat_k)}, best-of-${a.k} ${signed(a.best_of_k)}`;
-}
-
-function compareCell(cell, series) {
-  if (!cell) return td("not run", "note");
-  return el("td", { class: "cell" }, el("div", { class: "success" }, `success ${success(cell)}`),
-    el("div", {}, `improvement ${signed(cell.mean_improvement)}`), el("div", {}, `cost ${money(cell.mean_cost)}`),
-    el("div", {}, `steps ${num(cell.mean_steps)}`),
-    has(cell.mean_normalised) ? el("div", { class: "normalised" }, `normalised ${num(cell.mean_normalised, 2)}`) : null,
-    cell.attempts.length > 1 ? el("div", { class: "attempts" }, passLine(cell.attempts[cell.attempts.length - 1])) : null,
-    testLine("success", cell.tests && cell.tests.success),
-    testLine("improvement", cell.tests && cell.tests.improvement),
-    el("div", { class: "trials" }, cell.trial_list.map((t) => link(hashOf("trial", { run: series.run, i: t.index }),
-      `t${t.trial} ${t.success ? "✓" : t.outcome === "error" ? "!" : "✗"}`, { class: outcomeClass(t.outcome) }))));
-}
-
-async function compareView(params) {
-  const data = await api("compare", { runs: params.get("runs") });
-  const headers = ["task", ...data.series.map((s, i) => `${i ? "" : "(first) "}${s.run_id} · ${s.agent}${s.llm ? ` · ${s.llm}` : ""} · ${s.containment.map((c) => c.weak ? `${c.short} (weak)` : c.short).join(", ")}`), ""];
-  const rows = data.rows.map((row) => {
-    const both = row.cells.map((c, i) => c && { run: data.series[i].run, i: c.trial_list[0].index }).filter(Boolean);
-    const pair = both.length >= 2 ? link(hashOf("pair", { run: both[0].run, i: both[0].i, run2: both[1].run, i2: both[1].i }), "first trials side by side", { class: "pair-link" }) : "";
-    return el("tr", { "data-task": row.task }, td(row.task), row.cells.map((c, i) => compareCell(c, data.series[i])), td(pair));
-  });
-  show(el("h1", {}, "Runs side by side"),
-    el("p", { class: "note" }, "p: one-sided exact test that the column did worse than the first, the oldest run (the gate's tests; paired where the trial numbers match)."),
-    data.containment_apart.map((line) => el("p", { class: "weak containment-apart" }, line)),
-    table(headers, rows, { id: "comparison" }));
 }
 
 function scoreChart(record, thresholdScore) {
@@ -291,7 +155,7 @@ async function trialView(params) {
   const data = await api("trial", { run: key, i });
   const r = data.record;
   const list = el("div", { id: "steps" });
-  const { shown, more, load } = pager("steps", (n, total) => `showing ${n} of ${total} steps`, async (start) => {
+  const { shown, more, load } = pager("steps", (n, total) => `showing ${n} of ${plural(total, "step")}`, async (start) => {
     const page = await api("steps", { run: key, i, start, count: STEP_PAGE });
     list.append(...page.steps.map(stepBlock));
     return [page.steps.length, page.total];
@@ -314,7 +178,7 @@ async function pairView(params) {
   const details = await Promise.all(sides.map((s) => api("trial", s)));
   const grid = el("div", { class: "pair", id: "pair-steps" });
   // Both trials' steps from the same line on, in rows by step number.
-  const { shown, more, load } = pager("pair", (n, total) => `steps 1–${n} of ${total}`, async (start) => {
+  const { shown, more, load } = pager("pair", (n, total) => `steps 1–${n} of ${plural(total, "step")}`, async (start) => {
     const pages = await Promise.all(sides.map((s) => api("steps", { ...s, start, count: STEP_PAGE })));
     const byStep = pages.map((p) => new Map(p.steps.map((s) => [s.step, s])));
     const numbers = [...new Set(pages.flatMap((p) => p.steps.map((s) => s.step)))].sort((a, b) => a - b);
@@ -323,7 +187,7 @@ async function pairView(params) {
   });
   const head = details.map((d) => el("div", { class: "side" }, el("h2", {}, link(hashOf("trial", { run: d.run, i: d.index }), `${d.record.agent} trial ${d.record.trial}`)),
     el("div", { class: outcomeClass(d.record.outcome) }, `${d.record.outcome}: ${d.record.message}`),
-    el("div", {}, `score ${general(d.record.score)}, improvement ${signed(d.record.improvement)}, ${d.record.steps} steps, ${money(d.record.cost)}`)));
+    el("div", {}, `score ${general(d.record.score)}, improvement ${signed(d.record.improvement)}, ${plural(d.record.steps, "step")}, ${money(d.record.cost)}`)));
   show(el("h1", {}, `${details[0].record.task}: two trials side by side`), el("div", { class: "pair", id: "pair-head" }, head), shown, grid, more);
   await load();
 }
