@@ -73,7 +73,7 @@ def test_results_json_carries_pass_at_k_and_normalised_scores_from_its_own_trial
     result = guessing("50,40,garbage,49", 4, "--mlab-pass-k=2")
     result.assert_outcomes(passed=2, failed=2)
     run: dict[str, Any] = json.loads(_newest(pytester, "results.json").read_text())
-    assert run["schema_version"] == 6
+    assert run["schema_version"] == 7
     trials = run["results"]
     assert [t["reference_mean"] for t in trials] == [2.0] * 4
     valid = [t for t in trials if t["score"] is not None]
@@ -129,6 +129,21 @@ def test_the_gate_fails_on_a_drop_of_the_mean_normalised_score(
     same = guessing("50", 2, "--mlab-compare=good", "--mlab-compare-normalised-drop=0.1")
     assert same.ret == pytest.ExitCode.OK
     same.stdout.fnmatch_lines(["gate passed: no mean normalised score dropped by more than 0.1"])
+    # Asked for significance too: every trial of each run gave one guess, so the runs have
+    # no spread and the drop is certain (p = 0).
+    tested = guessing("46", 2, "--mlab-compare=good", "--mlab-compare-normalised-drop=0.1",
+                      "--mlab-compare-normalised-significant")
+    assert tested.ret == pytest.ExitCode.TESTS_FAILED
+    tested.stdout.fnmatch_lines([
+        "*gate normalised:-0.1 (significant) at alpha 0.05",
+        "gate tripped: * mean normalised score * (-* over 1 task(s), p=0 < 0.05; limit -0.1)"])
+
+
+def test_significance_needs_a_tolerance(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--mlab-compare", "--mlab-compare-normalised-significant")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mlab-compare-normalised-significant needs a tolerance: "
+                                 "add --mlab-compare-normalised-drop=DROP"])
 
 
 def test_a_normalised_drop_needs_a_run_to_compare_with(pytester: pytest.Pytester) -> None:

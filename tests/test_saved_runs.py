@@ -80,6 +80,9 @@ def test_a_worse_run_trips_the_gate_with_one_line(pytester: pytest.Pytester, run
         # Said before the first trial: 5 of 6 paired trials falling give p = 1/32 < 0.05.
         "mlab gate: success can trip on a fall beyond the limit (-10%) that is significant "
         f"at alpha 0.05 over 1 test(s): at least guess/{AGENT} 83% (6 vs 6 trials, paired)",
+        # Over the suite: p = 6.5/7, 1.645 * sqrt(p (1 - p) (1/6 + 1/6)) = 0.245.
+        f"mlab gate: over the suite, {AGENT}'s success (the mean over 1 task(s)) can show a "
+        "fall of 24% or more as significant at alpha 0.05 with the selected trials",
         f"gate tripped: guess/{AGENT} success 6/6 -> 0/6 (-100%, p=0.016; limit -10%)",
     ])
     assert result.stdout.str().count("gate tripped:") == 1

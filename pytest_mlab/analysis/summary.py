@@ -84,6 +84,12 @@ def with_errors(ran: Sequence[TrialResult], errors: int) -> float | None:
     return mean * len(ran) / (len(ran) + errors)
 
 
+def reference_note(ran: Sequence[TrialResult]) -> str | None:
+    """The first trial's sentence saying that its reference was not measured where its
+    baseline was; None where no trial that ran has one."""
+    return next((r.reference_note for r in ran if r.reference_note), None)
+
+
 def pass_k_at(passed: int, n: int, k: int | None) -> tuple[int, float | None, float | None]:
     """k (``None``: n, every trial that ran), pass@k and pass^k; None where k > n."""
     k = k or n
@@ -111,6 +117,7 @@ def group_summary(trials: Sequence[TrialResult]) -> GroupSummary:
         pass_at_k_with_errors={k: v for k in all_ks
                                if (v := pass_at_k(passed, n + errors, k)) is not None},
         mean_normalised_with_errors=with_errors(ran, errors),
+        reference_note=reference_note(ran),
     )
 
 
@@ -135,6 +142,8 @@ class TaskMean(Protocol):
     def passed(self) -> int: ...
     @property
     def normalised_scores(self) -> list[float]: ...
+    @property
+    def reference_note(self) -> str | None: ...
 
 
 def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
@@ -158,6 +167,7 @@ def agent_summaries(groups: Iterable[TaskMean]) -> list[AgentSummary]:
             agent=agent, llm=llm, mean_normalised=fmean(means) if means else None,
             tasks=len(means),
             tasks_without=sorted(t.task for t in tasks if t.mean_normalised is None),
+            tasks_reference_apart=sorted(t.task for t in scaled if t.reference_note),
             mean_normalised_with_errors=(fmean(v for v in counted if v is not None)
                                          if errored and means else None),
             success_rate=success.value if success else None,

@@ -32,9 +32,10 @@ def _rows(path: Path, mtime_ns: int) -> dict[str, Any]:
     return rows
 
 
-def reference_mean(task: TaskSpec) -> float | None:
-    """The mean of the reference solution's valid runs in the row of ``task``; None where
-    the suite has no validation.json, the task no row, or the row no valid run."""
+def recorded_reference(task: TaskSpec) -> tuple[list[float], str] | None:
+    """The reference solution's valid runs in the row of ``task``, and the name of the
+    machine that measured them ('' where the row does not say); None where the suite has no
+    validation.json, the task no row, or the row no valid run."""
     path = task.root.parent / VALIDATION
     try:
         mtime = path.stat().st_mtime_ns
@@ -46,4 +47,13 @@ def reference_mean(task: TaskSpec) -> float | None:
         return None
     scores = [float(s) for s in runs
               if isinstance(s, int | float) and not isinstance(s, bool) and math.isfinite(s)]
-    return math.fsum(scores) / len(scores) if scores else None
+    facts = row.get("machine") if isinstance(row, dict) else None
+    machine = facts.get("machine") if isinstance(facts, dict) else None
+    return (scores, machine if isinstance(machine, str) else "") if scores else None
+
+
+def reference_mean(task: TaskSpec) -> float | None:
+    """The mean of the reference solution's valid runs in the row of ``task``; None where
+    there is none (``recorded_reference``)."""
+    recorded = recorded_reference(task)
+    return math.fsum(recorded[0]) / len(recorded[0]) if recorded else None

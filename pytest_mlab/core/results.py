@@ -15,7 +15,7 @@ from pytest_mlab.core.rule_flags import RuleFlag
 from pytest_mlab.core.summary import RunSummary
 from pytest_mlab.core.version import __version__
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2 added what makes every selected trial count: ``interrupted`` and ``traceback`` on a
 trial; ``complete``, ``interrupted``, ``selected``, ``sessions`` and ``signature`` on a run.
 Version 1 files read as runs that finished. 3 added ``reference_mean`` and
@@ -24,7 +24,8 @@ Version 1 files read as runs that finished. 3 added ``reference_mean`` and
 5 added ``containment`` on a trial; older files read as of unknown containment.
 6 added ``flags`` (the rule checks' findings), ``reproduced_score``, ``unreproduced`` and
 ``strict`` on a trial; older files read as unchecked trials never reproduced, judged without
---mlab-strict."""
+--mlab-strict. 7 added ``reference_source`` and ``reference_note`` on a trial; older files
+read as references from validation.json whose place was not compared with the baseline's."""
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
 
@@ -118,7 +119,12 @@ class TrialResult(BaseModel):
     traceback: str | None = None
     """Where the agent's traceback was saved, when it raised."""
     reference_mean: float | None = None
-    """The reference solution's mean score in the suite's validation.json."""
+    """The reference solution's mean score: measured here (``reference_source`` "here") or
+    the suite's validation.json's ("validation.json")."""
+    reference_source: Literal["here", "validation.json"] | None = None
+    reference_note: str | None = None
+    """Where the reference and the baseline were not measured on one machine with one data
+    key, a sentence saying so: the normalised score compares scores of two places."""
     normalised_score: float | None = None
     """(score - baseline_mean) / (reference_mean - baseline_mean): 0 at the baseline, 1 at
     the reference; None where a part is missing."""
@@ -135,7 +141,7 @@ class TrialResult(BaseModel):
     earlier_attempts: list[EarlierAttempt] = []
     """With --mlab-retry-errors: the attempts before this one, each a harness error."""
 
-    @field_validator("message", "error_class", "ended_by", "baseline_note")
+    @field_validator("message", "error_class", "ended_by", "baseline_note", "reference_note")
     @classmethod
     def _printable(cls, text: str | None) -> str | None:
         """Agent text reaches these (an error's words, a file name): no control character

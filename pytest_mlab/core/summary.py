@@ -41,6 +41,9 @@ class GroupSummary(BaseModel):
     mean_normalised_with_errors: float | None = None
     """The mean normalised score with each error counted as 0; None where no trial
     errored or the task has no scale."""
+    reference_note: str | None = None
+    """Where its reference was not measured where its baseline was, the sentence saying so
+    (the trials' ``reference_note``); None where it was, or the task has no scale."""
 
     @property
     def ran(self) -> int:
@@ -60,6 +63,8 @@ class AgentSummary(BaseModel):
     """Tasks in that mean."""
     tasks_without: list[str] = []
     """Tasks the agent ran that have no normalised score (no reference or baseline)."""
+    tasks_reference_apart: list[str] = []
+    """Tasks in the mean whose reference was not measured where their baseline was."""
     mean_normalised_with_errors: float | None = None
     """The same mean, each task's errors counted as 0; None where no trial errored."""
     success_rate: float | None = None

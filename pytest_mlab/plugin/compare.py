@@ -50,7 +50,13 @@ def _options(config: pytest.Config) -> SavedRunOptions:
     wanted: str | None = config.getoption("mlab_compare")
     limits = tuple(config.getoption("mlab_compare_fail") or ())
     tolerance: float | None = config.getoption("mlab_compare_normalised_drop")
-    drop = NormalisedDrop(tolerance) if tolerance is not None else None
+    significant = bool(config.getoption("mlab_compare_normalised_significant"))
+    if significant and tolerance is None:
+        raise pytest.UsageError("--mlab-compare-normalised-significant needs a tolerance: "
+                                "add --mlab-compare-normalised-drop=DROP")
+    alpha = config.getoption("mlab_compare_alpha") or DEFAULT_ALPHA
+    drop = (NormalisedDrop(tolerance, alpha if significant else None)
+            if tolerance is not None else None)
     for flag, given in (("--mlab-compare-fail", limits), ("--mlab-compare-normalised-drop", drop)):
         if given and wanted is None:
             raise pytest.UsageError(
@@ -67,8 +73,7 @@ def _options(config: pytest.Config) -> SavedRunOptions:
     markdown: Path | None = config.getoption("mlab_report_md")
     return SavedRunOptions(
         storage=storage, save=save, baseline=baseline, limits=limits,
-        alpha=config.getoption("mlab_compare_alpha") or DEFAULT_ALPHA,
-        markdown=here / markdown if markdown else None, drop=drop,
+        alpha=alpha, markdown=here / markdown if markdown else None, drop=drop,
         pass_k=config.getoption("mlab_pass_k"),
         any_containment=bool(config.getoption("mlab_compare_any_containment")),
         leave_flagged=bool(config.getoption("mlab_compare_leave_flagged")),
@@ -112,26 +117,40 @@ class SavedRuns:
 
     def detection_lines(self, specs: Iterable[TrialSpec]) -> list[str]:
         """Before the first trial: the smallest fall of success per group the gate could
-        trip on with the selected trials, or that it cannot trip."""
+        trip on with the selected trials, or that it cannot trip; and over the suite, the
+        smallest fall of each agent's success and mean normalised score."""
         limit = next((lim for lim in self.options.limits if lim.metric == "success"), None)
-        if self.baseline is None or limit is None:
+        if self.baseline is None or (limit is None and self.options.drop is None):
             return []
         from pytest_mlab.analysis.detectable import detectable, detection_lines
-        from pytest_mlab.analysis.groups import RAN
+        from pytest_mlab.analysis.groups import RAN, by_group
+        from pytest_mlab.analysis.suite_detectable import (
+            TaskHistory,
+            suite_detection_lines,
+            suite_falls,
+        )
+        from pytest_mlab.analysis.summary import normalised_scores
 
         current: dict[Group, set[int]] = {}
         for spec in specs:
             current.setdefault(Group(spec.task.name, spec.agent, spec.llm), set()).add(
                 spec.trial)
-        base: dict[Group, dict[int, bool]] = {}
-        for record in self.baseline.results:
-            if record.outcome in RAN:
-                base.setdefault(Group(record.task, record.agent, record.llm), {})[
-                    record.trial] = record.success
-        metrics = len({lim.metric for lim in self.options.limits})
-        found = detectable(base, current, self.options.alpha, metrics)
-        tests = len(found) * metrics
-        return detection_lines(found, limit.fall, self.options.alpha, tests)
+        ran = {g: [r for r in rs if r.outcome in RAN]
+               for g, rs in by_group(self.baseline.results).items()}
+        lines = []
+        if limit is not None:
+            base = {g: {r.trial: r.success for r in rs} for g, rs in ran.items() if rs}
+            metrics = len({lim.metric for lim in self.options.limits})
+            found = detectable(base, current, self.options.alpha, metrics)
+            lines += detection_lines(found, limit.fall, self.options.alpha,
+                                     len(found) * metrics)
+        history = {g: TaskHistory(sum(r.success for r in rs), len(rs), normalised_scores(rs))
+                   for g, rs in ran.items()}
+        falls = suite_falls(history, {g: len(t) for g, t in current.items()},
+                            self.options.alpha)
+        drop = self.options.drop
+        return lines + suite_detection_lines(falls, self.options.alpha,
+                                             drop.tolerance if drop else None)
 
     def pytest_mlab_run_written(
         self, session: pytest.Session, run: RunResults

@@ -7,16 +7,15 @@ hands the parts to ``run_trial``.
 from __future__ import annotations
 
 import importlib.util
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from pytest_mlab.core.baseline import Baseline, read_record
-from pytest_mlab.core.errors import InfrastructureError, TaskUnavailable, TrialFault
+from pytest_mlab.core.baseline import Baseline
+from pytest_mlab.core.errors import TaskUnavailable, TrialFault
 from pytest_mlab.core.results import TrialResult
-from pytest_mlab.core.task import TaskFormatError, TaskSpec
+from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.core.tree import remove_tree
 from pytest_mlab.env.agent import Agent, AgentContext
 from pytest_mlab.env.data import PreparedData, prepare_task, prepared_root
@@ -29,16 +28,15 @@ from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTING
 from pytest_mlab.plugin.reproduction import reproducer_for
 from pytest_mlab.plugin.rule_checks import rule_parts
 from pytest_mlab.plugin.settings import Settings
-from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.python_bin import python_bin
 from pytest_mlab.sandbox.spec import SandboxAdditions
-from pytest_mlab.trial.baseline import measure_starters, measured_baseline, measured_path
 from pytest_mlab.trial.cpus import cpu_lock_dir, lease_cores
 from pytest_mlab.trial.fresh import SandboxMaker
 from pytest_mlab.trial.gpu import NoGPU, gpu_lock_dir, lease
 from pytest_mlab.trial.provision import sandbox_spec
+from pytest_mlab.trial.reference import Reference
 from pytest_mlab.trial.run import TrialParts, run_trial
 from pytest_mlab.trial.scoring import ScoringSandbox
 from pytest_mlab.trial.spec import TrialSpec
@@ -119,10 +117,10 @@ def mlab_data(mlab_task: TaskSpec, mlab_settings: Settings) -> PreparedData:
 
 @pytest.fixture
 def mlab_gpu(
-    mlab_task: TaskSpec, mlab_settings: Settings, mlab_baseline: Baseline | None
+    mlab_task: TaskSpec, mlab_settings: Settings, mlab_reference: Reference | None
 ) -> Iterator[tuple[str, ...]]:
     """The GPUs this trial holds, exclusively across xdist workers, while it runs; leased
-    after its baseline, whose measuring may wait for every lease."""
+    after its baseline and reference, whose measuring may wait for every lease."""
     lock_dir = gpu_lock_dir(mlab_settings.cache_dir)
     try:
         with lease(mlab_settings.gpus, mlab_task.manifest.resources.gpus, lock_dir) as gpus:
@@ -133,50 +131,13 @@ def mlab_gpu(
 
 @pytest.fixture
 def mlab_cpus(
-    mlab_task: TaskSpec, mlab_settings: Settings, mlab_baseline: Baseline | None
+    mlab_task: TaskSpec, mlab_settings: Settings, mlab_reference: Reference | None
 ) -> Iterator[tuple[int, ...]]:
     """The cores this trial holds, exclusively across xdist workers, while it runs; leased
-    after its baseline, whose measuring may wait for every lease."""
+    after its baseline and reference, whose measuring may wait for every lease."""
     lock_dir = cpu_lock_dir(mlab_settings.cache_dir)
     with lease_cores(mlab_task.manifest.resources.cpus, lock_dir) as cpus:
         yield cpus
-
-
-@pytest.fixture
-def mlab_baseline(
-    pytestconfig: pytest.Config, mlab_task: TaskSpec, mlab_settings: Settings,
-    mlab_data: PreparedData,
-) -> Baseline | None:
-    """The baseline to beat; None while a baseline is being recorded. A measured one is
-    measured on leases of its own (trial/baseline.py), before the trial's are taken."""
-    task, settings = mlab_task, mlab_settings
-    if settings.record_baseline is not None or task.manifest.baseline.kind == "none":
-        return None
-    if task.manifest.baseline.kind != "recorded":
-        path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)
-        try:
-            return measured_baseline(task, path, lambda seeds: measure_starters(
-                task, mlab_data, seeds, settings.gpus, settings.cache_dir,
-                lambda gpus, cpus: sandbox_maker(pytestconfig, task, gpus, cpus)))
-        except NoGPU as exc:
-            pytest.skip(f"{task.name} {exc}")
-    try:
-        record = read_record(task)
-    except TaskFormatError as exc:
-        raise InfrastructureError(str(exc)) from None
-    if record is None:
-        pytest.skip(f"{task.name} has no recorded baseline; validate the task, which "
-                    f"records it: pytest {task.root} --mlab-validate")
-    if record.task_hash != task.content_hash():
-        warnings.warn(MlabWarning(f"{task.baseline_record} was recorded for another version "
-                                  f"of the task; validate it again: pytest {task.root} "
-                                  "--mlab-validate"), stacklevel=1)
-    baseline = record.baseline()
-    if baseline.note:
-        warnings.warn(MlabWarning(f"{task.name}: the baseline was {baseline.note}; validate "
-                                  f"the task here: pytest {task.root} --mlab-validate"),
-                      stacklevel=1)
-    return baseline
 
 
 @pytest.fixture
@@ -267,15 +228,17 @@ def _terminal_ask(config: pytest.Config) -> Callable[[str], str]:
 @pytest.fixture
 def mlab_result(
     request: pytest.FixtureRequest, mlab_settings: Settings, mlab_trial_spec: TrialSpec,
-    mlab_data: PreparedData, mlab_baseline: Baseline | None, mlab_workspace: Workspace,
-    mlab_sandbox: Sandbox, mlab_agent: Agent, mlab_llm: LLMClient | None,
+    mlab_data: PreparedData, mlab_baseline: Baseline | None,
+    mlab_reference: Reference | None, mlab_workspace: Workspace, mlab_sandbox: Sandbox,
+    mlab_agent: Agent, mlab_llm: LLMClient | None,
     mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...],
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     settings, task = mlab_settings, mlab_trial_spec.task
     result = run_trial(TrialParts(
         nodeid=request.node.nodeid, spec=mlab_trial_spec, data=mlab_data,
-        baseline=mlab_baseline, workspace=mlab_workspace, sandbox=mlab_sandbox,
+        baseline=mlab_baseline, reference=mlab_reference, workspace=mlab_workspace,
+        sandbox=mlab_sandbox,
         agent=mlab_agent, llm=mlab_llm, limits=settings.overrides.limits_for(task),
         threshold=settings.overrides.threshold_for(task),
         files=settings.run_files.trial(request.node.nodeid), resume=bool(settings.resume),

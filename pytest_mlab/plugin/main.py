@@ -204,10 +204,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[AGENTS_KEY] = _agents(settings, {t.agent for ts in named.values() for t in ts})
     # The controller of -n runs no trial, so it never imports the trial machinery.
     if workerinput is not None or getattr(config.option, "dist", "no") == "no":
-        from pytest_mlab.plugin import fixtures, gateway
+        from pytest_mlab.plugin import fixtures, gateway, scale_fixtures
 
-        config.pluginmanager.register(fixtures, "mlab-fixtures")
-        config.pluginmanager.register(gateway, "mlab-gateway")
+        for module in (fixtures, scale_fixtures, gateway):
+            config.pluginmanager.register(module, f"mlab-{module.__name__.rsplit('.')[-1]}")
     _register_records(config, settings.retry_errors)
     configure_dispatch(config, workerinput is not None)
     if settings.validate:

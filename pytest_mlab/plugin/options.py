@@ -18,7 +18,7 @@ from pytest_mlab.plugin.gateway_options import add_gateway_options
 from pytest_mlab.plugin.settings import parse_data_key
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
-from pytest_mlab.trial.spec import REPRODUCE_CHOICES, RETENTIONS
+from pytest_mlab.trial.spec import REFERENCES, REPRODUCE_CHOICES, RETENTIONS
 
 
 class _Group:
@@ -40,6 +40,7 @@ class _Group:
 def add_options(parser: pytest.Parser) -> None:
     run = _Group(parser, "mlab", "running trials")
     _run_options(run)
+    _scale_options(run)
     _reproduction_options(run)
     _sandbox_options(_Group(parser, "mlab-sandbox", "where scripts run"))
     llm = _Group(parser, "mlab-llm", "LLMs and the built-in agents")
@@ -106,6 +107,16 @@ def _run_options(option: _Group) -> None:
            "trials keep their results.", metavar="RUN")
     option("--mlab-interactive", "mlab_interactive", "Offer agents the Request Help action, "
            "answered at this terminal (needs -s).", action="store_true")
+
+
+def _scale_options(option: _Group) -> None:
+    option("--mlab-reference", "mlab_reference", "Where the reference solution's score, "
+           "the 1 of the normalised score, comes from: here measures it (3 runs, once per "
+           "machine and data, kept in the cache) where the baseline is measured; validation "
+           "reads the suite's validation.json, measured on another machine with other data, "
+           "and each result says so. Default: validation.",
+           type=parsers.choice(REFERENCES), metavar="validation|here",
+           ini="validation or here")
 
 
 def _reproduction_options(option: _Group) -> None:
@@ -272,8 +283,12 @@ def _report_options(option: _Group) -> None:
     option("--mlab-compare-normalised-drop", "mlab_compare_normalised_drop", "Fail the session "
            "when an agent's mean normalised score over the tasks both runs scored drops by "
            "more than DROP (0.1: a tenth of the way from the baseline to the reference "
-           "solution); a plain tolerance, not a significance test. Default: none.",
-           type=parsers.positive_float, metavar="DROP")
+           "solution); a plain tolerance, unless --mlab-compare-normalised-significant. "
+           "Default: none.", type=parsers.positive_float, metavar="DROP")
+    option("--mlab-compare-normalised-significant", "mlab_compare_normalised_significant",
+           "Trip --mlab-compare-normalised-drop only on a drop that is also significant at "
+           "the gate's alpha (a one-sided z-test over the trials of the tasks both runs "
+           "scored, as the forecast's suite line). Default: off.", action="store_true")
     option("--mlab-pass-k", "mlab_pass_k", "The k of pass@k and pass^k in the terminal, the "
            "report and the comparison. Default: the trials each task x agent x llm ran.",
            type=parsers.positive_int, metavar="K")

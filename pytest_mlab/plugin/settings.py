@@ -26,7 +26,13 @@ from pytest_mlab.plugin.resolve import base_dir, lines, resolve
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, best_available
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
-from pytest_mlab.trial.spec import REPRODUCE_CHOICES, RETENTIONS, Overrides, Retention
+from pytest_mlab.trial.spec import (
+    REFERENCES,
+    REPRODUCE_CHOICES,
+    RETENTIONS,
+    Overrides,
+    Retention,
+)
 
 
 def default_cache_dir() -> Path:
@@ -57,6 +63,8 @@ class Settings:
     """--mlab-validate: check tasks instead of running trials."""
     retry_errors: int = 0
     """--mlab-retry-errors: runs again of a trial that ended in a harness error."""
+    reference: str = "validation"
+    """--mlab-reference: where the reference solution's score comes from."""
     sandbox: str = "local"
     isolation: str = "auto"
     """As asked for; the local sandbox probes what works at its first use."""
@@ -89,7 +97,8 @@ class Settings:
         lines = [
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
             f"trials={trials} threshold={bar} gpus={','.join(self.gpus) or 'none'} "
-            f"{reproduce} run={self.run_id} cache={self.cache_dir} reports={self.report_dir}",
+            f"{reproduce} reference={self.reference} run={self.run_id} "
+            f"cache={self.cache_dir} reports={self.report_dir}",
             f"mlab: sandbox={self.sandbox} {self._sandbox_detail(probe)}",
             f"mlab: data key {self._data_key_source()}",
         ]
@@ -151,6 +160,8 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         llms=lines(config, "mlab_llms"),
         trials=resolve(config, "mlab_trials", None, parsers.positive_int, 1),
         retry_errors=resolve(config, "mlab_retry_errors", None, parsers.whole_number, 0),
+        reference=resolve(config, "mlab_reference", None, parsers.choice(REFERENCES),
+                          "validation"),
         overrides=_overrides(config),
         gpus=resolve(config, "mlab_gpus", "CUDA_VISIBLE_DEVICES", parsers.gpu_list, no_gpus),
         cache_dir=(root / cache_dir.expanduser()).resolve(),

@@ -35,6 +35,7 @@ def mlab_validation(request: pytest.FixtureRequest, pytestconfig: pytest.Config)
     from pytest_mlab.plugin.fixtures import sandbox_maker
     from pytest_mlab.trial.baseline import keep_measured, measured_path
     from pytest_mlab.trial.gpu import NoGPU, lease
+    from pytest_mlab.trial.reference_measure import keep_solutions
     from pytest_mlab.trial.validation import validate
 
     task = request.node.stash[VALIDATE_KEY]
@@ -52,9 +53,12 @@ def mlab_validation(request: pytest.FixtureRequest, pytestconfig: pytest.Config)
     check.fingerprint_parts = fingerprint_parts(task)
     check.fingerprint, check.machine = fingerprint(check.fingerprint_parts), machine_facts()
     if not check.problems:
-        # The starter's seeds here are the runs a per-machine baseline would measure.
+        # The starter's seeds here are the runs a per-machine baseline would measure, and
+        # the solution's those --mlab-reference=here would.
         keep_measured(task, measured_path(task, settings.cache_dir, data, settings.run_id),
                       check.baseline)
+        keep_solutions(task, measured_path(task, settings.cache_dir, data, settings.run_id,
+                                           "references"), check.solution)
     request.node.user_properties.append((PROPERTY, json.dumps(check.to_json())))
     return check
 

@@ -13,6 +13,7 @@ from pytest_mlab.analysis.summary import (
     mean_normalised,
     normalised_scores,
     pass_k_at,
+    reference_note,
     with_errors,
 )
 from pytest_mlab.core.results import TrialResult
@@ -64,6 +65,8 @@ class Row(BaseModel):
     """The mean normalised score with each error as 0; None where none errored."""
     normalised_scores: list[float] = []
     """Each trial's normalised score that ran; empty where the task has no scale."""
+    reference_note: str | None = None
+    """Where the task's reference was not measured where its baseline was, why not."""
     mean_steps: float | None
     mean_seconds: float | None
     mean_tokens: float | None
@@ -117,7 +120,7 @@ def _row(
         success_with_errors=passed / counted if errors else None,
         pass_at_k_with_errors=pass_k_at(passed, counted, k)[1] if errors else None,
         mean_normalised_with_errors=with_errors(ran, errors),
-        normalised_scores=normalised_scores(ran),
+        normalised_scores=normalised_scores(ran), reference_note=reference_note(ran),
         mean_steps=_mean([r.steps for r in ran]),
         mean_seconds=_mean([r.seconds for r in ran]),
         mean_tokens=_mean([r.tokens_in + r.tokens_out for r in ran]),

@@ -60,8 +60,19 @@ def suite_lines(rows: Sequence[Row]) -> list[str]:
             + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
             + _spread(a.normalised_low, a.normalised_high, a.normalised_tasks_share, ".2f")
             + (f"; {a.mean_normalised_with_errors:.2f} with errors as 0"
-               if a.mean_normalised_with_errors is not None else ""))
+               if a.mean_normalised_with_errors is not None else "")
+            + apart_note(a.tasks_reference_apart, a.tasks))
     return lines
+
+
+def apart_note(apart: Sequence[str], tasks: int) -> str:
+    """Says how many of a mean's tasks had their reference measured elsewhere than their
+    baseline (another machine or data key): a scale of two places."""
+    if not apart:
+        return ""
+    return (f"; the reference of {len(apart)} of the {tasks} task(s) was measured on another "
+            f"machine or data than their baseline ({', '.join(apart)}): "
+            "--mlab-reference=here measures it where the baseline is")
 
 
 def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:

@@ -66,11 +66,13 @@ def measure_starters(
         return [measure_starter(task, data, make, seed) for seed in seeds]
 
 
-def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: str) -> Path:
-    """Where a measured baseline is kept: per-machine ones across sessions, per-session
-    ones under the session's run id. The prepared data's folder names the task's version
-    and the data key it was drawn with (env/data.py)."""
-    folder = cache_dir / "baselines"
+def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: str,
+                  kind: str = "baselines") -> Path:
+    """Where a measured baseline (or, with ``kind="references"``, the reference solution's
+    scores) is kept: per-machine ones across sessions, per-session ones under the session's
+    run id. The prepared data's folder names the task's version and the data key it was
+    drawn with (env/data.py)."""
+    folder = cache_dir / kind
     if task.manifest.baseline.kind == "per-session":
         return folder / f"{task.name}-{task.content_hash()}-{machine_id()}-{run_id}.json"
     return folder / f"{data.public.parent.name}-{facts_key(machine_facts())}.json"

@@ -29,6 +29,7 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.trial.act import AgentRun, let_agent_act
 from pytest_mlab.trial.judge import judge
+from pytest_mlab.trial.reference import Reference, place, recorded
 from pytest_mlab.trial.reproduction_run import Reproducer, reproduce
 from pytest_mlab.trial.reproduction_verdict import judge_reproduction
 from pytest_mlab.trial.rule_facts import rule_facts
@@ -80,6 +81,8 @@ class TrialParts:
     reproducer: Reproducer | None = None
     """Run the entry script again on a clean copy of the final workspace and score it too;
     None: the trial is not reproduced."""
+    reference: Reference | None = None
+    """The 1 of the normalised score (trial/reference.py); None: validation.json's."""
 
 
 def run_trial(parts: TrialParts) -> TrialResult:
@@ -104,6 +107,7 @@ def run_trial(parts: TrialParts) -> TrialResult:
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation, parts.require_final_answer)
     result.final_answer_required = parts.require_final_answer
+    place(result, parts.reference or recorded(task), parts.baseline)
     _reproduce(parts, result)
     result.resumed_from = len(resume.steps) if resume else None
     keep = parts.keep_workspace

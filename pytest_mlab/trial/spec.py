@@ -17,6 +17,9 @@ Retention = Literal["all", "failed", "none"]
 RETENTIONS: tuple[Retention, ...] = ("all", "failed", "none")
 Reproduce = Literal["auto", "off"]
 """auto: reproduce the trials of tasks whose entry script makes the submission."""
+REFERENCES = ("validation", "here")
+"""--mlab-reference's choices: validation.json's reference, or one measured where the
+baseline is (trial/reference_measure.py)."""
 REPRODUCE_CHOICES: tuple[Reproduce, ...] = ("auto", "off")
 
 
