@@ -116,12 +116,20 @@ def test_the_lenient_reading_takes_all_the_strict_one_takes_read_alike_and_more(
     assert both > 100 and lenient_only > 100, (both, lenient_only)
 
 
-def test_a_long_answer_full_of_names_is_read_at_once() -> None:
-    """The greedy pattern backtracks for hours on this; ours reads it in linear time."""
-    text = "Reflection: Research Plan and Status: Fact Check: Thought: Action: " * 400
-    started = time.monotonic()
-    assert fields_in_order(text) is None
-    assert time.monotonic() - started < 1.0
+def _reading_time(repeats: int) -> float:
+    text = "Reflection: Research Plan and Status: Fact Check: Thought: Action: " * repeats
+    best = float("inf")
+    for _ in range(5):  # the fastest of five: a busy machine only ever adds time
+        started = time.perf_counter()
+        assert fields_in_order(text) is None
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_a_long_answer_full_of_names_is_read_in_linear_time() -> None:
+    """The greedy pattern backtracks for hours on this; ours reads it in linear time: four
+    times the text takes about four times as long (a quadratic reading, sixteen)."""
+    assert _reading_time(16000) / _reading_time(4000) < 8
 
 
 @pytest.mark.parametrize("text", [
