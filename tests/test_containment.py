@@ -122,7 +122,7 @@ def test_the_run_browser_shows_containment_and_warns_of_columns_apart(tmp_path: 
         assert isinstance(run, RunResults)
         runs.append((entry, run))
     data = comparison(runs)
-    assert [s["containment"][0]["short"] for s in data["series"]] == ["local/bwrap", "local/none"]
+    assert [c["containment"][0]["short"] for c in data["columns"]] == ["local/bwrap", "local/none"]
     assert data["containment_apart"] == [
         "run-b ran under local/none (uid host root (no user namespace), seccomp modes 0, 2 "
         "(not every process filtered), network eth0, lo), unlike run-a (local/bwrap (uid "

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from pytest_mlab.core.results import SCHEMA_VERSION
+
 pytestmark = pytest.mark.slow
 
 
@@ -150,7 +152,7 @@ def test_results_json_is_valid_and_versioned(
     pytester.runpytest("tasks", "--agent=oracle", *mlab_args)
     (path,) = [p for p in pytester.path.glob("reports/*/results.json")]
     loaded = RunResults.read(path)
-    assert loaded.schema_version == 6 and loaded.results[0].schema_version == 6
+    assert loaded.schema_version == SCHEMA_VERSION == loaded.results[0].schema_version
     assert (loaded.run.selected, loaded.run.complete, loaded.run.interrupted) == (1, True, False)
     assert json.loads(path.read_text())["run"]["command"][1:3] == ["tasks", "--agent=oracle"]
 
