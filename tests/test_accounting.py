@@ -138,8 +138,11 @@ def test_a_timeout_ends_the_trial_with_a_scored_record_in_one_line(
             "guess: the pytest timeout of 3 s stopped the trial after "), record["message"]
         # One line, no thread dump.
         run.stdout.fnmatch_lines(["*ERROR at setup of guess*",
-                                  "TrialFault: guess: the pytest timeout of 3 s stopped the*",
-                                  "*= mlab =*"])
+                                  "timed out: guess: the pytest timeout of 3 s stopped the*",
+                                  "    (a trial runs in its item's setup: hence pytest's "
+                                  "'ERROR at setup' for a trial that timed out)",
+                                  "*= mlab =*",
+                                  "ERROR *guess* - timed o*"])
         assert "Stack of" not in run.stdout.str() and "Thread" not in run.stdout.str()
 
 

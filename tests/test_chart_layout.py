@@ -131,3 +131,21 @@ def test_a_trials_step_chart_keeps_a_long_metric_name_inside() -> None:
     assert any(box.text.startswith("mmm") and box.text.endswith("…") for box in boxes)
     assert all(left <= b.left and b.right <= right and top <= b.top and b.bottom <= bottom
                for b in boxes), boxes
+
+
+def test_a_bar_at_zero_is_marked_by_a_dark_line_at_the_zero_of_the_axis() -> None:
+    bars_of = {("t", "baseline"): Bar(0.0, text="t|baseline: 0%"),
+               ("t", "oracle"): Bar(0.5, text="t|oracle: 50%")}
+    figure = Figure("success", "Success rate", "success", ("t",), ("baseline", "oracle"),
+                    bars_of, fixed=(0.0, 1.0))
+    root = parse(chart(figure))
+    (marker,) = [p for p in root.iter(f"{SVG}path") if p.get("class") == "zero-bar"]
+    assert marker.get("stroke") == "#222" and float(marker.get("stroke-width", "0")) >= 1
+    start, length = marker.attrib["d"][1:].split("h")
+    x, y = map(float, start.split())
+    assert float(length) >= 10  # across the bar, not a dot lost on the axis
+    title = marker.find(f"{SVG}title")
+    assert title is not None and title.text == "t|baseline: 0%"
+    drawn = bars(root)
+    assert y == pytest.approx(drawn["t|oracle: 50%"][1] + drawn["t|oracle: 50%"][3], abs=0.11)
+    assert x == pytest.approx(drawn["t|baseline: 0%"][0], abs=0.11)

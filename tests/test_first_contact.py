@@ -252,3 +252,40 @@ def test_listing_fixtures_or_trials_submits_nothing_to_a_ray_cluster(
                                             "--mlab-dispatch=ray:127.0.0.1:9", timeout=120)
         assert run.ret == pytest.ExitCode.OK, run.stdout.str() + run.stderr.str()
         assert not (pytester.path / "reports").exists()
+
+
+@pytest.mark.parametrize("llm, variable", [
+    ("gpt-4", "OPENAI_API_KEY"), ("anthropic/claude-3-5-haiku", "ANTHROPIC_API_KEY"),
+    ("groq/llama-3.1-8b-instant", "GROQ_API_KEY"),
+    ("gemini/gemini-1.5-flash", "GEMINI_API_KEY"),
+])
+def test_a_missing_key_is_named_without_importing_litellm(
+    pytester: pytest.Pytester, task_tree: Callable[..., Path], mlab_args: list[str],
+    no_keys: None, monkeypatch: pytest.MonkeyPatch, llm: str, variable: str,
+) -> None:
+    task_tree("guess")
+    for name in ("GROQ_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    imported = pytester.path / "imported"
+    # Whether litellm was imported, as the session's process ends.
+    pytester.makeconftest(
+        "import atexit, pathlib, sys\n"
+        f"atexit.register(lambda: pathlib.Path({str(imported)!r}).write_text("
+        "str('litellm' in sys.modules)))\n"
+    )
+    result = pytester.runpytest_subprocess("tasks", "--agent=react", f"--llm={llm}",
+                                           *mlab_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines([f"ERROR: --llm {llm} needs {variable} in the environment: *"])
+    assert imported.read_text() == "False"
+
+
+def test_a_provider_not_told_by_its_name_is_left_to_litellm() -> None:
+    from pytest_mlab.plugin.provider_keys import missing_keys
+
+    assert missing_keys("openai/gpt-4o", {"OPENAI_API_KEY": "k"}) == []
+    assert missing_keys("azure/my-deployment", {"AZURE_API_KEY": "k"}) == [
+        "AZURE_API_BASE", "AZURE_API_VERSION"]
+    assert missing_keys("ollama/llama3", {}) == []
+    for unknown in ("gemini-pro", "vertex_ai/gemini-pro", "bedrock/claude", "some-model"):
+        assert missing_keys(unknown, {}) is None

@@ -82,14 +82,18 @@ def test_on_ray_the_wall_runs_from_all_at_once_to_one_at_a_time() -> None:
     assert (result.wall.low, result.wall.high) == (10, 105)
 
 
-def test_a_cell_without_history_gets_a_floor_and_no_upper_end() -> None:
+def test_a_cell_without_history_is_left_out_of_the_totals_with_its_floor_apart() -> None:
     never = Cell("timed", "baseline", None)
     result = forecast({FREE: 1, never: 2}, past(), {"timed": 4.0, "guess": 99.0}, workers=1)
     (untimed,) = result.untimed
     assert untimed.cell == never and untimed.floor == 4.0 and untimed.seconds is None
-    assert result.seconds.low == 10 + 2 * 4.0
-    assert result.seconds.expected == 20 + 2 * 4.0
+    # Its floor is no part of the figures: the lines say its time is unknown.
+    assert (result.seconds.low, result.seconds.expected) == (10, 20)
+    assert result.wall.expected == 20
     assert result.seconds.high is None and result.wall.high is None
+    assert forecast_lines(result, None)[1] == (
+        "mlab forecast: no history for 2 trials (timed x baseline): their time is unknown; at "
+        "least 8.0s in all, from the starter's runs in validation.json")
     assert result.seconds.past == 3
     # a cell with history ignores its floor
     assert forecast({FREE: 1}, past(), {"guess": 99.0}, 1).seconds.low == 10
@@ -123,20 +127,23 @@ def test_the_lines_say_what_each_figure_rests_on() -> None:
     never = Cell("timed", "react", "gpt-x")
     result = forecast({FREE: 2, PAID: 1, never: 2}, past(), {"timed": 3.0}, workers=2)
     lines = forecast_lines(result, None, verbose=True)
-    # 2 x 20 + 10 expected, 2 x 10 + 5 at least, and the untimed two at their floor of 3
-    assert lines[0].startswith("mlab forecast: agent time 56.0s expected (31.0s to no upper "
-                               "end) from 5 past trials; wall")
-    assert lines[1] == ("mlab forecast: no history for 2 trials (timed x react x gpt-x): at "
-                        "least 6.0s in all, from the starter's runs in validation.json")
+    # 2 x 20 + 10 expected, 2 x 10 + 5 at least; the untimed two apart, at their floor of 3
+    assert lines[0].startswith("mlab forecast: agent time for the 3 trials with history 50.0s "
+                               "expected (25.0s to no upper end) from 5 past trials; wall")
+    assert lines[1] == ("mlab forecast: no history for 2 trials (timed x react x gpt-x): their "
+                        "time is unknown; at least 6.0s in all, from the starter's runs in "
+                        "validation.json")
     assert lines[2].startswith("mlab forecast: cost $0.2000 expected ($0.1000 to no upper "
                                "end) from 2 past trials")
     assert "guess x baseline: 2 trials, 20.0s each (10.0s to 30.0s) from 3 past trials, no LLM" \
         in "\n".join(lines)
-    assert "timed x react x gpt-x: 2 trials, no history (at least 3.0s each" in "\n".join(lines)
+    assert "timed x react x gpt-x: 2 trials, no history, time unknown (at least 3.0s each" \
+        in "\n".join(lines)
     untimed = forecast({never: 3}, past(), {"timed": 3.0}, workers=2)
     assert forecast_lines(untimed, None)[0] == (
-        "mlab forecast: no history for 3 trials (timed x react x gpt-x): at least 9.0s in all, "
-        "from the starter's runs in validation.json (wall at least 6.0s on 2 workers)")
+        "mlab forecast: no history for 3 trials (timed x react x gpt-x): their time is unknown; "
+        "at least 9.0s in all, from the starter's runs in validation.json (wall at least 6.0s "
+        "on 2 workers)")
     free = forecast_lines(forecast({FREE: 1}, past(), {}, 1), None)
     assert free[-1] == "mlab forecast: cost $0: no agent of the run uses an LLM"
 
@@ -253,7 +260,8 @@ def test_without_history_the_forecast_says_so_and_the_cap_cannot_refuse(
     run.assert_outcomes(failed=2)
     run.stdout.fnmatch_lines([
         f"mlab forecast: no history for 2 trials (guess x baseline, guess x {ECHO} x {MODEL}): "
-        "at least 3.0s in all, from the starter's runs in validation.json",
+        "their time is unknown; at least 3.0s in all, from the starter's runs in "
+        "validation.json",
         f"mlab forecast: no cost history for 1 trial (guess x {ECHO} x {MODEL}): their cost "
         "is unknown",
         "mlab forecast: --mlab-max-session-cost=$0.01 cannot refuse before the start on the "

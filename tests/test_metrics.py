@@ -113,7 +113,7 @@ def test_where_a_trial_errored_each_figure_is_given_again_with_it_as_a_failure(
     header, line, *rest = summary_lines([row])
     assert "success w/ errors" in header and "pass@k w/ errors" in header
     assert " 2/4 " in line and " 2/5 " in line
-    assert rest[-2].startswith("mean normalised score react: 0.33 over 1 task(s), 95% CI [")
+    assert rest[-2].startswith("mean normalised score react: 0.33 over 1 task, 95% CI [")
     assert rest[-2].endswith("; 0.27 with errors as 0")
     assert rest[-1] == ("run not clean: 1 trial ended in a harness error; the 'w/ errors' "
                         "columns count each as a failed trial (0 normalised)")
@@ -147,10 +147,11 @@ def test_rows_show_pass_at_the_chosen_k(tmp_path: Path) -> None:
     assert row.mean_normalised == pytest.approx(1 / 3)
     (row,) = rows_of(guess_trials(), pass_k=5)  # more than the four that ran
     assert (row.pass_at_k, row.pass_hat_k) == (None, None)
-    header, line, suite, _ = summary_lines(rows_of(guess_trials(), pass_k=2))
+    header, line, left_out, suite, _ = summary_lines(rows_of(guess_trials(), pass_k=2))
     assert all(name in header for name in ("pass@k", "pass^k", "norm. score"))
+    assert left_out.startswith("columns left out: mean tokens, mean cost, unreproduced")
     assert " 83% " in line and " 17% " in line and " 0.33 " in line
-    assert suite.startswith("mean normalised score react: 0.33 over 1 task(s), 95% CI [")
+    assert suite.startswith("mean normalised score react: 0.33 over 1 task, 95% CI [")
     text = markdown("r", guess_trials(), None, pass_k=2)
     assert "| 2 | 83% | 0.33 |" in text and "mean normalised score react: 0.33" in text
 

@@ -84,7 +84,7 @@ def test_validation_json_reference_is_marked_as_measured_elsewhere(
         assert "--mlab-reference=here" in trial["reference_note"]
     assert not (pytester.path / "cache" / "references").exists()
     result.stdout.fnmatch_lines([
-        "mean normalised score oracle: * the reference of 1 of the 1 task(s) was measured on "
+        "mean normalised score oracle: * the reference of 1 of the 1 task was measured on "
         "another machine or data than their baseline (guess)*"])
     report = max(pytester.path.glob("reports/*/report.html"), key=lambda p: p.stat().st_mtime)
     assert 'class="note reference-apart"' in report.read_text()

@@ -42,9 +42,11 @@ def _fail_first(server: LLMServer, failures: int) -> list[int]:
 def test_an_errored_trial_runs_again_and_its_record_keeps_the_attempt(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], server: LLMServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     recorded("guess")
     _fail_first(server, 1)
+    monkeypatch.setenv("COLUMNS", "200")  # both success columns on one line
     without = _run(pytester, server, mlab_args, "ProviderFails")
     without.assert_outcomes(errors=1)
     (record,) = read_results()

@@ -21,7 +21,9 @@ from pytest_mlab.core.results import RunResults
 def test_a_hand_typed_perfect_submission_is_flagged_and_unreproduced_the_oracles_neither(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     read_results: Callable[[], list[dict[str, Any]]], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # room for the counts beside the rate
     root = recorded("planted")
     starters = json.loads(next(pytester.path.glob("baseline-runs/*/results.json")).read_text())
     assert [r["flags"] for r in starters["results"]] == [[], []]
@@ -42,9 +44,11 @@ def test_a_hand_typed_perfect_submission_is_flagged_and_unreproduced_the_oracles
     assert cheat["flags"][1]["sentence"] == (
         "the scored submission.csv was last written by the Write File action, not by a script")
     # Counted apart beside the rate in the terminal's table: one trial each of the cheat's.
-    run.stdout.fnmatch_lines(["task * agent * success * unreproduced * flagged * errors *",
-                              "planted * oracle * 1/1 * 0 * 0 * 0 *",
-                              "planted *:HandWrittenAgent * 1/1 * 1 * 1 * 0 *"])
+    # No trial errored: the errors column, 0 on every row, is left out.
+    run.stdout.fnmatch_lines(["task * agent * success * unreproduced * flagged",
+                              "planted * oracle * 1/1 * 0 * 0",
+                              "planted *:HandWrittenAgent * 1/1 * 1 * 1",
+                              "columns left out: *errors*(0 on every row)"])
     report = next(pytester.path.glob("reports/*/report.html")).read_text()
     assert "submission-by-action at step 2: the scored submission.csv" in report
 

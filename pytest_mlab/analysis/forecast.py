@@ -4,10 +4,10 @@ the trials of earlier runs of the same task x agent x llm.
 Each cell (task x agent x llm) gets the mean, the least and the most of its past trials,
 per trial; a total is the sum over the selected trials, so its range runs from every trial
 as fast (or cheap) as the fastest past one to every trial as slow as the slowest. A cell
-that never ran has no figure: its time has at most a floor (the task's starter run, from
-the suite's validation.json), and an LLM cell's cost none at all, so such totals have no
-upper end. An agent without an LLM costs nothing. Only trials that ran to their end count:
-an error says nothing of how long or costly a trial is.
+that never ran has no figure: its time is unknown, with at most a floor said beside it
+(the task's starter run, from the suite's validation.json), and an LLM cell's cost none
+at all, so such totals have no upper end. An agent without an LLM costs nothing. Only
+trials that ran to their end count: an error says nothing of how long or costly a trial is.
 
 Wall time: the run takes the longest waiting trial next on whichever worker frees first
 (as ``longest_first`` orders them under -n), so the wall time is that schedule's length.
@@ -80,7 +80,7 @@ class Figure:
     """A total over the selected trials."""
 
     expected: float
-    """Over the trials with history (and the floors of those without)."""
+    """Over the trials with history; those without are said apart, as unknown."""
     low: float
     high: float | None
     """None: some trial has no history, so there is no upper end."""
@@ -187,13 +187,14 @@ def forecast(grid: Mapping[Cell, int], past: Mapping[Cell, Sequence[TrialResult]
     cells = tuple(cell_forecast(cell, trials, past.get(cell, ()), floors.get(cell.task))
                   for cell, trials in sorted(grid.items()) if trials > 0)
     timed = all(c.seconds is not None for c in cells)
+    # Trials without history are left out of the totals, never added as their floor
+    # unsaid: the lines name them, and their floor, apart.
     seconds = _total(cells, "seconds", timed)
-    floored = sum(c.trials * (c.floor or 0.0) for c in cells if c.seconds is None)
-    seconds = Figure(seconds.expected + floored, seconds.low + floored, seconds.high,
-                     seconds.past)
+    with_history = [c for c in cells if c.seconds is not None]
     priced = all(c.cost is not None for c in cells)
     return Forecast(
-        cells=cells, seconds=seconds, wall=_wall(cells, workers, timed), workers=workers,
+        cells=cells, seconds=seconds, wall=_wall(with_history or cells, workers, timed),
+        workers=workers,
         cost=_total(cells, "cost", priced),
         tokens=sum(c.trials * c.tokens.mean for c in cells if c.tokens and c.cost),
     )

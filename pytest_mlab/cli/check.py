@@ -56,7 +56,7 @@ def _flags(files: TrialFiles, judge: LLMClient | None) -> tuple[list[RuleFlag], 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     run = RunFiles(args.run.resolve())
-    traces = sorted(run.traces.glob("*.jsonl")) if run.traces.is_dir() else []
+    traces = run.trial_traces()
     if not traces:
         print(f"error: {args.run} holds no traces/ with a trial's trace: not a run folder",
               file=sys.stderr)

@@ -4,6 +4,7 @@
         results.json, report.html      written by the controller at the end
         llm-spend.log                  the session's LLM spending, one line per call
         traces/<trial>.jsonl           each trial's steps
+        traces/<trial>.calls.jsonl     each of its model calls, whole (llm/call_log.py)
         traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
         traces/<trial>.progress.json   a running trial's latest step, for the live display
         traces/<trial>.traceback.txt   the agent's traceback, when it raised
@@ -25,6 +26,9 @@ RUN_ID_VARIABLE = "MLAB_RUN_ID"
 one trial, which writes only that trial's record there."""
 _RESULT = ".result.json"
 _PROGRESS = ".progress.json"
+CALLS = ".calls.jsonl"
+SIDECARS = (CALLS, ".llm-calls.jsonl")
+"""Other JSON-lines files beside the traces: a glob for traces leaves them out."""
 
 
 def safe_name(text: str) -> str:
@@ -41,6 +45,11 @@ class TrialFiles:
     @property
     def trace(self) -> Path:
         return self.run_dir / "traces" / f"{self.name}.jsonl"
+
+    @property
+    def calls(self) -> Path:
+        """Each model call of the trial, whole: messages, reply, tokens, cost, seconds."""
+        return self.run_dir / "traces" / f"{self.name}{CALLS}"
 
     @property
     def result(self) -> Path:
@@ -109,6 +118,13 @@ class RunFiles:
     def trial(self, trial_id: str) -> TrialFiles:
         """The files of the trial with this id (a node id or item name)."""
         return TrialFiles(self.root, safe_name(trial_id))
+
+    def trial_traces(self) -> list[Path]:
+        """Every trial's trace in the run, without the call logs beside them."""
+        if not self.traces.is_dir():
+            return []
+        return sorted(path for path in self.traces.glob("*.jsonl")
+                      if not path.name.endswith(SIDECARS))
 
     def running(self) -> Iterator[TrialFiles]:
         """Trials that have written progress but no result yet."""

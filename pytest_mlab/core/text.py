@@ -13,6 +13,11 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n[... {elided} characters elided ...]\n{text[-half:]}"
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 task``, ``2 tasks``: the count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
 def aligned(table: Sequence[Sequence[str]]) -> list[str]:
     """Rows of cells as lines, each column padded to its widest cell."""
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_mlab.llm.budget import capped, model_facts, output_room, prompt_tokens
 from pytest_mlab.llm.cache import ReplyCache, request_digest
+from pytest_mlab.llm.call_log import CallFacts, CallLog
 from pytest_mlab.llm.errors import (
     BudgetExceeded,
     LLMError,
@@ -93,6 +94,8 @@ class LLMClient:
     usage: Usage = field(default_factory=Usage)
     step: int = 1
     """The step being prepared; the environment moves it on."""
+    call_log: CallLog | None = None
+    """Where each call is written whole, for the run browser; None writes nothing."""
     _occurrences: dict[str, int] = field(default_factory=dict)
     _overrun: str | None = None
     """Why the budget ended early: a reply went past the output the budget had left."""
@@ -105,11 +108,31 @@ class LLMClient:
         tools: list[dict[str, Any]] | None = None,
         stop: Sequence[str] = (),
         sampling: dict[str, Any] | None = None,
+        via: str | None = None,
     ) -> Completion:
         """The ``role`` model's answer to ``messages``, sampled as configured for the role;
         ``stop`` adds stop sequences to the role's own, and ``sampling`` (request fields
         such as temperature, from an external agent) replaces them. The request, sampling
-        included, is what the reply cache is keyed on."""
+        included, is what the reply cache is keyed on. ``via`` names who asked, for the
+        call log, where not the agent's own code (an external agent's gateway endpoint)."""
+        if self.call_log is None:
+            return self._complete(messages, role, tools, stop, sampling)[0]
+        facts = CallFacts(self.step, role, self.config.model(role), messages, tools, via)
+        started = time.monotonic()
+        try:
+            completion, cached = self._complete(messages, role, tools, stop, sampling)
+        except (LLMError, BudgetExceeded, PromptTooLong) as exc:
+            self.call_log.record(facts, completion=None, seconds=time.monotonic() - started,
+                                 error=f"{type(exc).__name__}: {exc}")
+            raise
+        self.call_log.record(facts, completion=completion, cached=cached,
+                             seconds=time.monotonic() - started)
+        return completion
+
+    def _complete(self, messages: list[dict[str, Any]], role: Role,
+                  tools: list[dict[str, Any]] | None, stop: Sequence[str],
+                  sampling: dict[str, Any] | None) -> tuple[Completion, bool]:
+        """The answer, and whether the reply cache gave it."""
         self.check_budget()
         model = self.config.model(role)
         request: dict[str, Any] = {"model": model, "messages": messages}
@@ -127,7 +150,7 @@ class LLMClient:
             hit = cache.get(key)
             if hit is not None:
                 self._count(hit, room)
-                return hit
+                return hit, True
             if cache.mode == "replay":
                 raise ReplayMiss(
                     f"{self.label} step {self.step}: no recorded reply for this {role}-model "
@@ -140,7 +163,7 @@ class LLMClient:
         if self.config.ledger is not None:
             self.config.ledger.add(completion.usage.cost)
         self._count(completion, room)
-        return completion
+        return completion, False
 
     def _within_budget(self, request: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
         """The request to send, its output bounded by what the budgets leave, and that
@@ -215,7 +238,8 @@ class LLMClient:
                                type(exc).__name__) from None
             if attempt + 1 < attempts:
                 time.sleep(min(self.config.backoff * 2**attempt, _BACKOFF_CAP))
-        raise LLMError(f"{self.label} step {self.step}: {model} failed {attempts} times; "
+        times = "once" if attempts == 1 else f"{attempts} times"
+        raise LLMError(f"{self.label} step {self.step}: {model} failed {times}; "
                        f"last: {type(last).__name__}: {_first_line(last)}",
                        type(last).__name__)
 

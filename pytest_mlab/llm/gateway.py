@@ -168,8 +168,9 @@ class Gateway:
             return self._error(endpoint, 400, str(exc), "invalid_request_error")
         with self._lock:  # one client, one call at a time
             try:
-                completion = self.llm.complete(request.messages, tools=request.tools,
-                                               sampling=request.sampling)
+                completion = self.llm.complete(
+                    request.messages, tools=request.tools, sampling=request.sampling,
+                    via=f"gateway {endpoint}, asked for {request.model[:100]}")
             except BudgetExceeded as exc:
                 return self._over(endpoint, 429, exc, f"The trial's LLM budget is spent "
                                   f"({exc}); no further calls are answered.", "budget_exceeded")

@@ -6,7 +6,9 @@ hands the parts to ``run_trial``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,9 +20,16 @@ from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.core.tree import remove_tree
 from pytest_mlab.env.agent import Agent, AgentContext
-from pytest_mlab.env.data import PreparedData, prepare_task, prepared_root
+from pytest_mlab.env.data import (
+    PreparedData,
+    is_prepared,
+    missing_requirements,
+    prepare_task,
+    prepared_root,
+)
 from pytest_mlab.env.workspace import Workspace, provision_workspace
 from pytest_mlab.llm import LLMClient
+from pytest_mlab.llm.call_log import CallLog
 from pytest_mlab.llm.gateway import Gateway
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.plugin.gateway import sandbox_additions
@@ -28,6 +37,7 @@ from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTING
 from pytest_mlab.plugin.reproduction import reproducer_for
 from pytest_mlab.plugin.rule_checks import rule_parts
 from pytest_mlab.plugin.settings import Settings
+from pytest_mlab.plugin.setup_phases import announced, kept
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.python_bin import python_bin
@@ -107,10 +117,16 @@ def mlab_task(mlab_trial_spec: TrialSpec) -> TaskSpec:
 
 
 @pytest.fixture
-def mlab_data(mlab_task: TaskSpec, mlab_settings: Settings) -> PreparedData:
+def mlab_data(pytestconfig: pytest.Config, mlab_task: TaskSpec,
+              mlab_settings: Settings) -> PreparedData:
     """The task's public data and private answers, prepared once per machine."""
+    cache, key = mlab_settings.cache_dir, mlab_settings.data_key
+    quiet = is_prepared(mlab_task, cache, key) or missing_requirements(mlab_task)
+    said = contextlib.nullcontext() if quiet else announced(
+        pytestconfig, mlab_task.name, "prepare", "preparing its data...", "data prepared")
     try:
-        return prepare_task(mlab_task, mlab_settings.cache_dir, mlab_settings.data_key)
+        with said:
+            return prepare_task(mlab_task, cache, key)
     except TaskUnavailable as exc:
         pytest.skip(str(exc))
 
@@ -199,8 +215,10 @@ def mlab_agent(pytestconfig: pytest.Config, mlab_trial_spec: TrialSpec,
 
 
 @pytest.fixture
-def mlab_llm(mlab_settings: Settings, mlab_trial_spec: TrialSpec) -> LLMClient | None:
-    """The trial's LLM client; None for agents without a model."""
+def mlab_llm(request: pytest.FixtureRequest, mlab_settings: Settings,
+             mlab_trial_spec: TrialSpec) -> LLMClient | None:
+    """The trial's LLM client, each call logged beside its trace; None for agents
+    without a model."""
     spec, chosen = mlab_trial_spec, mlab_settings.llm
     if spec.llm is None:
         return None
@@ -210,7 +228,11 @@ def mlab_llm(mlab_settings: Settings, mlab_trial_spec: TrialSpec) -> LLMClient |
         pytest.skip(f"the session's LLM budget of ${cap:g} is spent (${spent:.4f}); "
                     "no new trial starts")
     label = f"{spec.task.name}/{spec.agent}/{spec.llm} trial {spec.trial}"
-    return chosen.client(spec.llm, ledger, label)
+    client = chosen.client(spec.llm, ledger, label)
+    log = mlab_settings.run_files.trial(request.node.nodeid).calls
+    # A resumed trial's trace goes on where it stopped, and so does its call log.
+    client.call_log = CallLog(log) if mlab_settings.resume else CallLog.fresh(log)
+    return client
 
 
 def _terminal_ask(config: pytest.Config) -> Callable[[str], str]:
@@ -235,6 +257,7 @@ def mlab_result(
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     settings, task = mlab_settings, mlab_trial_spec.task
+    started = time.monotonic()
     result = run_trial(TrialParts(
         nodeid=request.node.nodeid, spec=mlab_trial_spec, data=mlab_data,
         baseline=mlab_baseline, reference=mlab_reference, workspace=mlab_workspace,
@@ -255,6 +278,10 @@ def mlab_result(
                          mlab_trial_spec.mlab_seed, mlab_cpus),
     ))
     request.node.stash[RESULT_KEY] = result
+    if result.outcome in ("passed", "failed") and not settings.resume:
+        # What the trial took beyond the agent's turn: scoring and the checks after it.
+        kept(request.config, task.name, "scoring",
+             max(0.0, time.monotonic() - started - result.seconds))
     if result.outcome == "error":
         # The harness's fault (the provider failed, a timeout): the item errors, and its
         # record, scored as far as it got, is the one the reporter keeps.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_mlab.core.text import plural
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.resolve import storage_dir
 
@@ -73,6 +74,7 @@ class Forecaster:
             return []
         from pytest_mlab.analysis.forecast import Cell, forecast, history, refuses
         from pytest_mlab.analysis.forecast_history import read_history, run_paths, starter_floors
+        from pytest_mlab.plugin.forecast_setup import around_lines
         from pytest_mlab.report.forecast import forecast_lines, refusal, reproduction_lines
 
         settings = self.config.stash[SETTINGS_KEY]
@@ -84,13 +86,15 @@ class Forecaster:
         if cap is not None and refuses(result, cap):  # no trial began: no run is written
             raise pytest.UsageError(refusal(result, cap))
         lines = forecast_lines(result, cap, verbose=self.config.get_verbosity() > 0)
+        lines += around_lines(specs, settings, result)
         lines += reproduction_lines(_reproduced(specs, settings.overrides), floors)
         saved_runs = self.config.pluginmanager.get_plugin("mlab-saved-runs")
         if saved_runs is not None:
             lines += saved_runs.detection_lines(specs)
         if past.unreadable:
-            lines.append(f"mlab forecast: skipped {len(past.unreadable)} unreadable results "
-                         f"file(s), e.g. {past.unreadable[0]}")
+            lines.append(f"mlab forecast: skipped "
+                         f"{plural(len(past.unreadable), 'unreadable results file')}, "
+                         f"e.g. {past.unreadable[0]}")
         return lines
 
     def _finished(self) -> set[str]:
@@ -115,11 +119,14 @@ def _reproduced(specs: Iterable[TrialSpec], overrides: Overrides) -> dict[str, t
 @pytest.hookimpl(trylast=True)  # after the plugin's own, which resolves the settings
 def pytest_configure(config: pytest.Config) -> None:
     """The forecaster, on the controller of a session that runs trials: not on an xdist
-    worker, nor in a Ray node's session (it runs one trial the controller forecast)."""
+    worker, nor in a Ray node's session (it runs one trial the controller forecast); and,
+    under -n, the poller of the workers' set-up lines."""
     from pytest_mlab.core.run_files import RUN_ID_VARIABLE
+    from pytest_mlab.plugin.setup_phases import register
 
     settings = config.stash.get(SETTINGS_KEY, None)
-    if (settings is None or settings.validate or hasattr(config, "workerinput")
-            or os.environ.get(RUN_ID_VARIABLE)):
+    if settings is None or hasattr(config, "workerinput") or os.environ.get(RUN_ID_VARIABLE):
         return
-    config.pluginmanager.register(Forecaster(config), "mlab-forecaster")
+    register(config)  # the set-up the forecast counts, said as it passes under -n
+    if not settings.validate:
+        config.pluginmanager.register(Forecaster(config), "mlab-forecaster")

@@ -6,6 +6,8 @@ call: each one's --llm and the fast and edit models it implies. Nothing is check
 no provider is called: a local server (--mlab-llm-api-base) takes any key, and replayed
 replies (--mlab-llm-cache=replay) need none. Under --mlab-llm-cache=auto a trial whose
 replies are all recorded needs no key either, so there a trial that misses says so itself.
+Where the model's name tells its provider, its variables are looked up without importing
+litellm (provider_keys.py), so that the sentence comes at once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.plugin.keys import SETTINGS_KEY
+from pytest_mlab.plugin.provider_keys import missing_keys
 from pytest_mlab.plugin.selection import loop_runs_trials
 
 if TYPE_CHECKING:
@@ -30,21 +33,30 @@ def missing_key(settings: LLMSettings, specs: Iterable[TrialSpec]) -> str | None
     """The sentence naming the first variable a selected trial's provider lacks."""
     if settings.api_base is not None or settings.cache in ("replay", "auto"):
         return None
-    from pytest_mlab.llm.client import import_litellm
-
     checked: set[str] = set()
     for llm in sorted({spec.llm for spec in specs if spec.llm is not None}):
         for role, model in settings.role_models(llm).items():
             if model in checked:
                 continue
             checked.add(model)
-            found: dict[str, Any] = import_litellm().validate_environment(model)
-            if missing := found.get("missing_keys"):
+            if missing := _missing(model):
                 return (f"{_OPTIONS[role]} {model} needs {' and '.join(missing)} in the "
                         "environment: set it, or send the calls to a local server with "
                         "--mlab-llm-api-base=URL, or replay recorded replies with "
                         "--mlab-llm-cache=replay")
     return None
+
+
+def _missing(model: str) -> list[str]:
+    """By the provider's variables where its name tells it (at once), else by litellm's
+    check (after seconds of importing it)."""
+    known = missing_keys(model)
+    if known is not None:
+        return known
+    from pytest_mlab.llm.client import import_litellm
+
+    found: dict[str, Any] = import_litellm().validate_environment(model)
+    return list(found.get("missing_keys") or [])
 
 
 class KeyCheck:

@@ -88,6 +88,15 @@ def one_line_report(report: pytest.TestReport) -> None:
             longrepr.reprcrash.message = one_line(longrepr.reprcrash.message)
 
 
+def _setup_error(typename: str, message: str, error_class: str | None) -> str:
+    """A trial's error in words; a timeout says so first, and why pytest calls it an error
+    at setup (the trial runs in its item's setup, its fixtures)."""
+    if error_class == "Timeout":
+        return (f"timed out: {message}\n(a trial runs in its item's setup: hence pytest's "
+                "'ERROR at setup' for a trial that timed out)")
+    return f"{typename}: {message}"
+
+
 class TrialRecords:
     """Puts each trial's record on its report, wherever the trial runs."""
 
@@ -113,6 +122,7 @@ class TrialRecords:
             if excinfo and isinstance(excinfo.value, InfrastructureError) and not fulltrace:
                 # The harness's own frames would only hide the cause; the message
                 # carries the task code's traceback where there is one.
-                report.longrepr = f"{excinfo.typename}: {excinfo.value}"
+                report.longrepr = _setup_error(excinfo.typename, str(excinfo.value),
+                                               result.error_class)
         one_line_report(report)
         return report

@@ -135,7 +135,9 @@ class Reporter:
         terminalreporter.section("mlab")
         warnings: list[tuple[str, bool]] = []
         if self.report is not None:
-            for line in summary_lines(self.report.rows):
+            width = self.config.get_terminal_writer().fullwidth
+            verbose = self.config.get_verbosity() > 0
+            for line in summary_lines(self.report.rows, width, verbose):
                 terminalreporter.write_line(line)
             if settings.sandbox == "local":
                 from pytest_mlab.sandbox.isolation import best_available

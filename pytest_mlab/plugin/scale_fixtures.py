@@ -5,6 +5,7 @@ own, before the trial's are taken (mlab_gpu and mlab_cpus wait for mlab_referenc
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import pytest
 
@@ -14,6 +15,7 @@ from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.env.data import PreparedData
 from pytest_mlab.plugin.fixtures import sandbox_maker
 from pytest_mlab.plugin.settings import Settings
+from pytest_mlab.plugin.setup_phases import announced
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.trial.baseline import measure_starters, measured_baseline, measured_path
 from pytest_mlab.trial.gpu import NoGPU
@@ -33,10 +35,17 @@ def mlab_baseline(
         return None
     if task.manifest.baseline.kind != "recorded":
         path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)
+
+        def measure(seeds: Sequence[int]) -> list[float]:  # only where none is kept
+            with announced(pytestconfig, task.name, "baseline",
+                           f"measuring its baseline ({len(seeds)} runs of the starter)...",
+                           "baseline measured"):
+                return measure_starters(
+                    task, mlab_data, seeds, settings.gpus, settings.cache_dir,
+                    lambda gpus, cpus: sandbox_maker(pytestconfig, task, gpus, cpus))
+
         try:
-            return measured_baseline(task, path, lambda seeds: measure_starters(
-                task, mlab_data, seeds, settings.gpus, settings.cache_dir,
-                lambda gpus, cpus: sandbox_maker(pytestconfig, task, gpus, cpus)))
+            return measured_baseline(task, path, measure)
         except NoGPU as exc:
             pytest.skip(f"{task.name} {exc}")
     try:

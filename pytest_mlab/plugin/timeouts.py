@@ -74,8 +74,8 @@ class TrialTimeouts:
         grace = task.manifest.limits.score_timeout + settings.llm.timeout + MARGIN
 
         def hard(signum: int, frame: object) -> None:
-            pytest.fail(f"{task.name}: the pytest timeout of {seconds:g} s passed, and the "
-                        f"trial did not stop within {grace:g} s more", pytrace=False)
+            pytest.fail(f"{task.name}: timed out: the pytest timeout of {seconds:g} s passed, "
+                        f"and the trial did not stop within {grace:g} s more", pytrace=False)
 
         signal.signal(signal.SIGALRM, hard)
         signal.setitimer(signal.ITIMER_REAL, seconds + grace)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pytest_mlab.analysis.forecast import CellForecast, Figure, Forecast
+from pytest_mlab.analysis.forecast_setup import PhaseForecast, SetupForecast
+from pytest_mlab.core.text import plural
 from pytest_mlab.report import format as fmt
 
 PREFIX = "mlab forecast: "
@@ -14,7 +16,11 @@ _LISTED = 3
 
 
 def _trials(count: int) -> str:
-    return f"{count} trial{'s' if count != 1 else ''}"
+    return plural(count, "trial")
+
+
+def _past(count: int) -> str:
+    return plural(count, "past trial")
 
 
 def _cells(cells: Sequence[CellForecast]) -> str:
@@ -41,18 +47,58 @@ def _time_lines(result: Forecast) -> list[str]:
                     f"({_range(result.wall)}, each taking the longest waiting trial next)")
         else:
             wall = f"wall on Ray {_range(result.wall)} (every trial at once to one at a time)"
+        scope = f" for the {_trials(timed)} with history" if untimed else ""
         lines.append(
-            f"{PREFIX}agent time {fmt.seconds(result.seconds.expected)} expected "
-            f"({_range(result.seconds)}) from {result.seconds.past} past trials; {wall}")
+            f"{PREFIX}agent time{scope} {fmt.seconds(result.seconds.expected)} expected "
+            f"({_range(result.seconds)}) from {_past(result.seconds.past)}; {wall}")
     if untimed:
         floors = [c for c in untimed if c.floor is not None]
         least = sum(c.trials * (c.floor or 0) for c in floors)
-        floor = (f": at least {fmt.seconds(least)} in all, from the starter's runs in "
+        floor = (f"; at least {fmt.seconds(least)} in all, from the starter's runs in "
                  "validation.json" if floors else "")
         if floors and not timed and (result.workers or 0) > 1:
             floor += f" (wall at least {fmt.seconds(result.wall.low)} on {result.workers} workers)"
         lines.append(f"{PREFIX}no history for {_trials(sum(c.trials for c in untimed))} "
-                     f"({_cells(untimed)}){floor}")
+                     f"({_cells(untimed)}): their time is unknown{floor}")
+    return lines
+
+
+_DOING = {"prepare": "preparing data", "baseline": "measuring baselines", "scoring": "scoring"}
+_UNKNOWN = {"prepare": "preparing the data of", "baseline": "measuring the baseline of",
+            "scoring": "scoring"}
+
+
+def _known(p: PhaseForecast) -> str:
+    what = (_trials(p.needed - sum(p.unknown.values())) if p.phase == "scoring"
+            else ", ".join(p.known))
+    return f"{_DOING[p.phase]} {fmt.seconds(p.seconds)} ({what})"
+
+
+def _unknown(p: PhaseForecast) -> str:
+    tasks = ", ".join(p.unknown)
+    if p.phase == "scoring":
+        return f"scoring {_trials(sum(p.unknown.values()))} ({tasks})"
+    return f"{_UNKNOWN[p.phase]} {tasks}"
+
+
+def setup_lines(setup: SetupForecast, result: Forecast) -> list[str]:
+    """The time around the trials (data, baselines, scoring) and the run's in all, one
+    trial after another; what has no history named as unknown."""
+    parts = [_known(p) for p in setup.phases if p.known]
+    prepare = next(p for p in setup.phases if p.phase == "prepare")
+    if not prepare.needed:
+        parts.append("data prepared already")
+    lines = [f"{PREFIX}around the trials {fmt.seconds(setup.seconds)} expected: "
+             f"{', '.join(parts)}"] if parts else []
+    unknown = [_unknown(p) for p in setup.phases if p.unknown]
+    if unknown:
+        lines.append(f"{PREFIX}no history for {'; '.join(unknown)}: their time is unknown")
+    known = result.seconds.expected + setup.seconds
+    more = " and more for what has no history" if unknown or result.untimed else ""
+    if more and not (parts or result.seconds.past):
+        return [*lines, f"{PREFIX}in all: unknown, as no part of the run has history here"]
+    lines.append(f"{PREFIX}in all {fmt.seconds(known)} expected{more}, one trial after "
+                 "another (agent time, data, baselines and scoring)")
     return lines
 
 
@@ -66,7 +112,7 @@ def _cost_lines(result: Forecast, cap: float | None) -> list[str]:
         tokens = f", {fmt.count(result.tokens)} tokens" if result.tokens else ""
         lines.append(f"{PREFIX}cost {fmt.money(result.cost.expected)} expected "
                      f"({_range(result.cost, money=True)}) from "
-                     f"{result.cost.past} past trials{tokens}")
+                     f"{_past(result.cost.past)}{tokens}")
     if unpriced:
         lines.append(f"{PREFIX}no cost history for {_trials(sum(c.trials for c in unpriced))} "
                      f"({_cells(unpriced)}): their cost is unknown")
@@ -85,10 +131,10 @@ def cell_line(c: CellForecast) -> str:
     """One cell, for -v."""
     if c.seconds is None:
         floor = f" (at least {fmt.seconds(c.floor)} each: the starter's run)" if c.floor else ""
-        time = f"no history{floor}"
+        time = f"no history, time unknown{floor}"
     else:
         time = (f"{fmt.seconds(c.seconds.mean)} each ({fmt.seconds(c.seconds.low)} to "
-                f"{fmt.seconds(c.seconds.high)}) from {c.seconds.n} past trials")
+                f"{fmt.seconds(c.seconds.high)}) from {_past(c.seconds.n)}")
     if c.free:
         cost = "no LLM"
     elif c.cost is None:
@@ -130,5 +176,5 @@ def refusal(result: Forecast, cap: float) -> str:
     priced = sum(c.trials for c in result.cells if c.cost is not None and not c.free)
     return (f"--mlab-max-session-cost=${cap:g}: the forecast's low end is "
             f"{fmt.money(result.cost.low)} ({_trials(priced)}, each as cheap as the cheapest "
-            f"of {result.cost.past} past trials of its task x agent x llm), above the cap, so "
+            f"of {_past(result.cost.past)} of its task x agent x llm), above the cap, so "
             "no trial was started; raise the cap or select fewer trials")

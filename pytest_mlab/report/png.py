@@ -39,6 +39,10 @@ def _bars(figure: Figure, axes: Axes) -> None:
         axes.bar(xs, heights, width * 0.9, color=colour(s), label=name, edgecolor="#222",
                  linewidth=0.4, yerr=list(zip(*errors, strict=True)) if errors else None,
                  capsize=3)
+        flat = [x for x, height in zip(xs, heights, strict=True) if height == 0]
+        if flat:  # a bar of height 0 has no area to colour: a dark line marks its value
+            axes.hlines([0.0] * len(flat), [x - width * 0.45 for x in flat],
+                        [x + width * 0.45 for x in flat], colors="#222", linewidth=2, zorder=3)
         if dots_x:
             axes.scatter(dots_x, dots_y, s=14, facecolors="white", edgecolors="#222", zorder=3)
     label = "threshold (per task)"

@@ -95,6 +95,10 @@ def _group(figure: Figure, box: Layout, scale: Scale, g: int) -> list[str]:
         parts.append(f'<rect x="{x0 + 1:.1f}" y="{top:.1f}" width="{BAR - 2:g}" '
                      f'height="{height:.1f}" fill="{colour(s)}" '
                      f'fill-opacity="0.85"><title>{escape(bar.text)}</title></rect>')
+        if abs(zero - y) < 2:  # a pale colour's sliver is lost on the axis: outline it dark
+            parts.append(f'<path class="zero-bar" d="M{x0 + 1:.1f} {y:.1f}h{BAR - 2:g}" '
+                         f'stroke="#222" stroke-width="2"><title>{escape(bar.text)}</title>'
+                         '</path>')
         if bar.low is not None and bar.high is not None:
             low, high = box.y(scale, bar.low), box.y(scale, bar.high)
             parts.append(f'<path d="M{centre:.1f} {low:.1f}V{high:.1f}M{centre - 4:.1f} '

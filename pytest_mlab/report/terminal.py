@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_mlab.analysis.gate import GateReport
 from pytest_mlab.analysis.summary import agent_summaries
-from pytest_mlab.core.plain_text import one_line
-from pytest_mlab.core.text import aligned
-from pytest_mlab.report.columns import table
+from pytest_mlab.core.text import aligned, plural
 from pytest_mlab.report.rows import Row, analogue_note
+from pytest_mlab.report.terminal_table import terminal_table
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunInfo
 
 
-def summary_lines(rows: Sequence[Row]) -> list[str]:
-    """One line per row of the report (rates over trials that ran; means per trial that ran)."""
+def summary_lines(rows: Sequence[Row], width: int | None = None,
+                  verbose: bool = False) -> list[str]:
+    """One line per row of the report (rates over trials that ran; means per trial that
+    ran), in ``width`` characters where given (see terminal_table.py)."""
     note = analogue_note(rows)
-    cells = [[one_line(cell) for cell in line] for line in table(list(rows), "terminal")]
-    return aligned(cells) + ([note] if note else []) + suite_lines(rows) + clean_lines(rows)
+    shown = terminal_table(rows, width, verbose)
+    return (shown.table + ([note] if note else []) + shown.note + suite_lines(rows)
+            + clean_lines(rows) + shown.more)
 
 
 def clean_lines(rows: Sequence[Row]) -> list[str]:
@@ -30,7 +33,7 @@ def clean_lines(rows: Sequence[Row]) -> list[str]:
     errors = sum(row.errors for row in rows)
     if not errors:
         return []
-    return [f"run not clean: {errors} trial{'s' if errors != 1 else ''} ended in a harness "
+    return [f"run not clean: {plural(errors, 'trial')} ended in a harness "
             "error; the 'w/ errors' columns count each as a failed trial (0 normalised)"]
 
 
@@ -56,7 +59,7 @@ def suite_lines(rows: Sequence[Row]) -> list[str]:
         if a.mean_normalised is None:
             continue
         lines.append(
-            f"mean normalised score {name}: {a.mean_normalised:.2f} over {a.tasks} task(s)"
+            f"mean normalised score {name}: {a.mean_normalised:.2f} over {plural(a.tasks, 'task')}"
             + (f" (none for {', '.join(a.tasks_without)})" if a.tasks_without else "")
             + _spread(a.normalised_low, a.normalised_high, a.normalised_tasks_share, ".2f")
             + (f"; {a.mean_normalised_with_errors:.2f} with errors as 0"
@@ -70,8 +73,8 @@ def apart_note(apart: Sequence[str], tasks: int) -> str:
     baseline (another machine or data key): a scale of two places."""
     if not apart:
         return ""
-    return (f"; the reference of {len(apart)} of the {tasks} task(s) was measured on another "
-            f"machine or data than their baseline ({', '.join(apart)}): "
+    return (f"; the reference of {len(apart)} of the {plural(tasks, 'task')} was measured on "
+            f"another machine or data than their baseline ({', '.join(apart)}): "
             "--mlab-reference=here measures it where the baseline is")
 
 
@@ -106,9 +109,11 @@ def comparison_lines(report: GateReport) -> list[tuple[str, bool]]:
 
 
 def run_lines(run: RunInfo, results: Path, report: Path) -> list[tuple[str, bool]]:
-    """Where the run was written, and whether it finished; each line with whether it is a
-    warning."""
-    lines = [(f"results: {results}", False), (f"report: {report}", False)]
+    """Where the run was written, the command that browses it beside the others in its
+    reports folder, and whether it finished; each line with whether it is a warning."""
+    lines = [(f"results: {results}", False), (f"report: {report}", False),
+             (f"view: python -m pytest_mlab view {shlex.quote(str(report.parent.parent))}",
+              False)]
     if not run.complete:
         why = "it was interrupted" if run.interrupted else "a worker crashed"
         lines.append((f"run incomplete ({why}): not every selected trial reached its verdict; "

@@ -11,6 +11,7 @@ from typing import Any
 
 from pytest_mlab.core.containment import describe_run, distinct
 from pytest_mlab.core.results import RunResults, TrialResult, UnreadableResults
+from pytest_mlab.report.browse.live import LiveCache, has_progress, is_live
 from pytest_mlab.report.browse.metrics import rate
 from pytest_mlab.report.browse.saved import SavedNames
 
@@ -40,15 +41,17 @@ def inside(entry: RunEntry, path: Path) -> bool:
 
 
 def discover(roots: list[Path]) -> list[RunEntry]:
-    """Each folder of ``roots`` (or a root itself) that holds a results.json."""
+    """Each folder of ``roots`` (or a root itself) that holds a results.json, or the
+    progress files of a run under way."""
     found = []
     for number, root in enumerate(roots):
-        folders = [root] if (root / RESULTS).is_file() else sorted(
+        folders = [root] if (root / RESULTS).is_file() or has_progress(root) else sorted(
             (p for p in root.iterdir() if p.is_dir()), key=lambda p: p.name
         ) if root.is_dir() else []
         for folder in folders:
             results = folder / RESULTS
-            if results.is_file() and _inside(root, results):
+            if (_inside(root, results) if results.is_file()
+                    else has_progress(folder) and _inside(root, folder)):
                 found.append(RunEntry(f"{number}.{folder.name}", root, folder))
     return found
 
@@ -62,6 +65,7 @@ class RunIndex:
         """The saved runs (``--mlab-storage``), for their names and the gate's baseline."""
         self._lock = threading.Lock()
         self._read: dict[str, tuple[int, int, RunResults | str]] = {}
+        self._live = LiveCache()
 
     def entries(self) -> list[RunEntry]:
         return discover(self.roots)
@@ -70,7 +74,14 @@ class RunIndex:
         return next((e for e in self.entries() if e.key == key), None)
 
     def results(self, entry: RunEntry) -> RunResults | str:
-        """The run's records, or the one sentence saying why they cannot be read."""
+        """The run's records (a live run's so far), or the one sentence saying why they
+        cannot be read."""
+        recorded = self._recorded(entry)
+        if not is_live(entry.folder):
+            return recorded
+        return self._live.results(entry.folder, None if isinstance(recorded, str) else recorded)
+
+    def _recorded(self, entry: RunEntry) -> RunResults | str:
         path = entry.folder / RESULTS
         try:
             stat = path.stat()
@@ -137,6 +148,7 @@ def summary(entry: RunEntry, run: RunResults | str, saved: dict[str, str],
         "seconds": _seconds(run.run.started, run.run.finished),
         "saved": saved.get(run.run.run_id), "gate_baseline": run.run.run_id == gate_baseline,
         "complete": run.run.complete, "interrupted": run.run.interrupted,
+        "live": is_live(entry.folder),
         "agents": _distinct([r.agent for r in results]),
         "models": _distinct([r.llm for r in results]),
         "tasks": _distinct([r.task for r in results]),

@@ -19,17 +19,21 @@ from urllib.parse import parse_qs, urlsplit
 
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.core.results import RunResults
+from pytest_mlab.report.browse.call_pages import calls_page, whole_call
 from pytest_mlab.report.browse.compare import comparison
+from pytest_mlab.report.browse.live import live_update
 from pytest_mlab.report.browse.metrics import agent_table, group_table, trial_row
 from pytest_mlab.report.browse.runs import RunIndex, containment, inside, run_table
 from pytest_mlab.report.browse.trace_pages import step_range
-from pytest_mlab.report.browse.trial import trial_detail, trial_files
+from pytest_mlab.report.browse.trial import calls_log, trial_detail, trial_files
 
 LOOPBACK = "127.0.0.1"
 STATIC = Path(__file__).parent / "static"
 FILES = {"/": ("index.html", "text/html"), "/index.html": ("index.html", "text/html"),
          "/app.js": ("app.js", "text/javascript"), "/tables.js": ("tables.js", "text/javascript"),
-         "/compare.js": ("compare.js", "text/javascript"), "/app.css": ("app.css", "text/css")}
+         "/compare.js": ("compare.js", "text/javascript"), "/app.css": ("app.css", "text/css"),
+         "/calls.js": ("calls.js", "text/javascript"),
+         "/live.js": ("live.js", "text/javascript")}
 PAGE = 200
 """Trials per page of a run's trial list."""
 SECURITY = {
@@ -88,6 +92,8 @@ class Api:
         self.routes: dict[str, Callable[[Query], dict[str, Any]]] = {
             "/api/runs": lambda _: run_table(self.index), "/api/run": self.run,
             "/api/compare": self.compare, "/api/trial": self.trial, "/api/steps": self.steps,
+            "/api/calls": self.calls, "/api/call": self.call,
+            "/api/live": self.live,
         }
 
     def _run(self, key: str) -> tuple[Any, RunResults]:
@@ -129,8 +135,36 @@ class Api:
         return comparison([self._run(key) for key in keys], asked,
                           self.index.saved.gate_baseline(), self.index.saved.names())
 
+    def live(self, query: Query) -> dict[str, Any]:
+        """A run in progress's trials; ``since``: only a token where nothing changed."""
+        key = _one(query, "run")
+        entry = self.index.entry(key)
+        if entry is None:
+            raise BadRequest(f"no run {key[:80]!r} in these report folders", HTTPStatus.NOT_FOUND)
+        return live_update(entry.folder, query["since"][0] if query.get("since") else "")
+
     def trial(self, query: Query) -> dict[str, Any]:
         return trial_detail(*self._trial(query))
+
+    def calls(self, query: Query) -> dict[str, Any]:
+        """A page of the trial's model calls: those of steps ``first`` .. ``last`` (every
+        later step without ``last``), from the ``start``-th of them."""
+        entry, run, index = self._trial(query)
+        first, start = _number(query, "first", 0), _number(query, "start", 0)
+        last = _number(query, "last") if "last" in query else None
+        log = calls_log(entry, run.results[index])
+        if log is None:
+            return {"calls": [], "start": start, "total": 0, "next": None}
+        return calls_page(log, first, last, start)
+
+    def call(self, query: Query) -> dict[str, Any]:
+        """The trial's ``n``-th model call (from 0), its texts whole."""
+        entry, run, index = self._trial(query)
+        log = calls_log(entry, run.results[index])
+        found = whole_call(log, _number(query, "n")) if log is not None else None
+        if found is None:
+            raise BadRequest("the trial has no such model call", HTTPStatus.NOT_FOUND)
+        return found
 
     def steps(self, query: Query) -> dict[str, Any]:
         entry, run, index = self._trial(query)

@@ -1,5 +1,6 @@
 """One trial: its record, where its files are (only ever inside its run's folder), its
-traceback, its LLM calls and the trials of the same task it can be put beside."""
+traceback, its LLM calls (the gateway's tally, and how many calls its call log holds,
+paged by ``call_pages``) and the trials of the same task it can be put beside."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.core.run_files import RunFiles, TrialFiles, safe_name
 from pytest_mlab.core.text import clip
+from pytest_mlab.report.browse.call_pages import count_calls
 from pytest_mlab.report.browse.metrics import trial_row
 from pytest_mlab.report.browse.runs import RunEntry, inside
 from pytest_mlab.report.browse.trace_pages import count_steps
@@ -77,6 +79,14 @@ def llm_calls(entry: RunEntry, files: TrialFiles) -> tuple[list[dict[str, Any]],
     return calls, total
 
 
+def calls_log(entry: RunEntry, result: TrialResult) -> Path | None:
+    """The trial's log of its model calls, whole (``llm/call_log.py``), if it has one."""
+    files = trial_files(entry, result)
+    if files is None or not files.calls.is_file() or not inside(entry, files.calls):
+        return None
+    return files.calls
+
+
 def _siblings(run: RunResults, result: TrialResult) -> list[dict[str, Any]]:
     return [trial_row(i, r) for i, r in enumerate(run.results) if r.task == result.task]
 
@@ -96,11 +106,14 @@ def trial_detail(entry: RunEntry, run: RunResults, index: int) -> dict[str, Any]
         if files.trace.is_file() and inside(entry, files.trace):
             steps = count_steps(files.trace)
         calls, total_calls = llm_calls(entry, files)
+    log = calls_log(entry, result)
     return {
         "run": entry.key, "run_id": run.run.run_id, "index": index, "record": record,
         "normalised": result.normalised_score, "threshold_score": threshold_score(result),
         "traceback": traceback, "trace_steps": steps,
         "containment": result.containment.describe() if result.containment else "none recorded",
         "llm_calls": calls, "llm_calls_total": total_calls,
+        "model_calls": count_calls(log) if log is not None else 0,
+        "trials": len(run.results),
         "siblings": _siblings(run, result),
     }

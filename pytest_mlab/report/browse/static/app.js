@@ -19,6 +19,7 @@ function el(tag, attrs, ...children) {
 }
 
 async function api(path, params) {
+  if (window.MLAB_EXPORT) return exported(path, params);  // export.js: the answers as files
   const response = await fetch(`/api/${path}?${new URLSearchParams(params).toString()}`);
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -145,7 +146,7 @@ function facts(data) {
 }
 
 function callsTable(data) {
-  if (!data.llm_calls.length) return null;
+  if (!data.llm_calls.length || data.model_calls) return null; // each call is shown under its step
   return [el("h2", {}, `LLM calls (${data.llm_calls_total})`), table(["call", "step", "model", "tokens in", "tokens out", "cost"],
     data.llm_calls.map((c) => el("tr", {}, td(c.call), td(c.step), td(c.model), td(c.tokens_in, "num"), td(c.tokens_out, "num"), td(money(c.cost), "num"))), { id: "calls" })];
 }
@@ -158,6 +159,8 @@ async function trialView(params) {
   const { shown, more, load } = pager("steps", (n, total) => `showing ${n} of ${plural(total, "step")}`, async (start) => {
     const page = await api("steps", { run: key, i, start, count: STEP_PAGE });
     list.append(...page.steps.map(stepBlock));
+    if (page.cut) list.append(el("p", { class: "note", id: "steps-cut" }, page.cut));
+    await showCalls({ run: key, i }, list, page, data.model_calls);
     return [page.steps.length, page.total];
   });
   const others = data.siblings.filter((s) => s.index !== data.index);
@@ -169,7 +172,8 @@ async function trialView(params) {
     data.traceback ? [el("h2", {}, "Traceback"), el("pre", { class: "traceback", id: "traceback" }, data.traceback)] : null,
     scoreChart(r, data.threshold_score), callsTable(data),
     others.length ? el("p", {}, "Compare with another trial of this task: ", pick, " ", pairButton) : null,
-    el("h2", {}, "Steps"), shown, list, more);
+    el("h2", {}, "Steps"), trialSearch(list), shown, list, more);
+  trialKeys(key, i, data.trials);
   await load();
 }
 

@@ -43,7 +43,7 @@ function runRow(run, refresh) {
     td(saved, "saved"), td(run.started.replace("T", " ").slice(0, 19)), td(duration(run.seconds), "num duration"),
     td(`${plural(run.tasks.length, "task")}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
     td(groupLines(run), "success"), td(run.errors, `num errors${run.errors ? " error-outcome" : ""}`),
-    td(money(run.cost), "num"), td(run.complete ? "complete" : "incomplete"), containmentCell(run.containment));
+    td(money(run.cost), "num"), td(run.live ? "running" : run.complete ? "complete" : "incomplete", run.live ? "running" : null), containmentCell(run.containment));
 }
 
 function containmentCell(found) {
@@ -139,7 +139,8 @@ async function runView(params) {
     data.groups.map((g) => groupRow(g, asked)), { id: "groups" }));
   }
   drawGroups();
-  show(el("h1", {}, `Run ${data.info.run_id}`),
+  const live = el("div", { id: "live" });
+  show(el("h1", {}, `Run ${data.info.run_id}`), live,
     el("p", { class: "note" }, `${data.info.started} – ${data.info.finished}; ${plural(data.all, "trial")}; ${data.info.complete ? "complete" : "incomplete"}`),
     containmentNote(data.containment),
     el("h2", {}, "Per task, agent and LLM"),
@@ -148,4 +149,5 @@ async function runView(params) {
       data.agents.map((a) => el("tr", {}, td(a.agent), td(a.llm || "-"), td(num(a.mean_normalised, 3), "num"), td(a.tasks, "num"),
         td(a.tasks_without.join(", ") || "-"))), { id: "agents" }),
     el("h2", {}, "Trials"), trialList(data, key));
+  watchLive(key, live);
 }
