@@ -67,13 +67,13 @@ def _copy(suite: Path, folders: list[str], into: Path) -> Path:
 
 
 def _pytest(paths: list[Path], workers: str, extra: list[str], scratch: Path | None) -> int:
-    argv = [sys.executable, "-m", "pytest", *map(str, paths), "--mlab-validate",
+    argv = [sys.executable, "-B", "-m", "pytest", *map(str, paths), "--mlab-validate",
             "-p", "no:cacheprovider"]
     if workers != "0":
         argv += ["-n", workers]
     if scratch is not None:
         argv.append(f"--mlab-report-dir={scratch / 'reports'}")
-    print("validate-suite: " + " ".join(argv[2:] + extra), flush=True)
+    print("validate-suite: " + " ".join(argv[3:] + extra), flush=True)
     return subprocess.run(argv + extra, check=False).returncode
 
 

@@ -6,7 +6,8 @@ workspace's root fail on such trees (``ENAMETOOLONG``), recursion fails on their
 and a descriptor held per level runs out. So the walk holds one folder open at a time:
 it goes down by name (never following a link) and back up by ``..``, checking that each
 folder it reaches is the one it left; every file is opened relative to its folder. A
-folder that cannot be entered is left out and named in ``Walk.skipped``.
+folder that cannot be entered is left out and named in ``Walk.skipped``, with the reason
+in ``Walk.reasons``; an entry that cannot be looked at, in ``Walk.unread``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from pathlib import Path
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _Identity = tuple[int, int]
+GONE = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+"""A name that went or changed kind while the walk ran: there is nothing of it to read."""
+REPLACED = 0
+"""The reason of a folder replaced or moved while the walk ran (no errno says it)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,15 @@ def lstat_at(root: Path, rel: str) -> os.stat_result | None:
         os.close(fd)
 
 
+def enter(folder: int, name: str, identity: _Identity) -> int:
+    """The subfolder ``name`` of ``folder`` opened, if still ``identity`` (else REPLACED)."""
+    child = os.open(name, _DIR, dir_fd=folder)
+    if _identity(os.fstat(child)) != identity:
+        os.close(child)
+        raise OSError(REPLACED, "replaced since it was listed", name)
+    return child
+
+
 def open_file(folder: int, name: str) -> int:
     """``name`` in ``folder``, opened to read; a link, FIFO or other non-regular file is
     refused (``OSError``) rather than followed or waited on."""
@@ -119,13 +133,23 @@ class Walk:
         self.folders = folders
         self.skipped: list[str] = []
         """Folders that could not be entered (their relative paths, ending in '/')."""
+        self.reasons: dict[str, int] = {}
+        """The errno that left each skipped folder out (``REPLACED``: it changed meanwhile)."""
+        self.unread: list[tuple[str, int]] = []  # entries not looked at, not gone: errno
+        self.top: os.stat_result | None = None
+        """The starting folder's own facts, once the walk has opened it."""
+
+    def _skip(self, rel: str, reason: int) -> None:
+        self.skipped.append(rel)
+        self.reasons[rel] = reason
 
     def __iter__(self) -> Iterator[Entry]:
         try:
             fd = open_folder(self.root, self.folder)
-        except OSError:
-            self.skipped.append(self.folder + "/")
+        except OSError as exc:
+            self._skip(self.folder + "/", exc.errno or REPLACED)
             return
+        self.top = os.fstat(fd)
         prefix = self.folder + "/" if self.folder else ""
         try:
             yield from self._walk(fd, prefix)
@@ -142,10 +166,11 @@ class Walk:
                 yield from self._list(frame)
             if frame.pending:
                 name, identity = frame.pending.pop()
-                if self._down(name, identity):
+                reason = self._down(name, identity)
+                if reason is None:
                     stack.append(_Frame(f"{frame.prefix}{name}/", identity))
                 else:
-                    self.skipped.append(f"{frame.prefix}{name}/")
+                    self._skip(f"{frame.prefix}{name}/", reason)
                 continue
             stack.pop()
             if stack and not self._up(stack):
@@ -154,14 +179,16 @@ class Walk:
     def _list(self, frame: _Frame) -> Iterator[Entry]:
         try:
             names = os.listdir(self._fd)
-        except OSError:
-            self.skipped.append(frame.prefix)
+        except OSError as exc:
+            self._skip(frame.prefix, exc.errno or REPLACED)
             return
         for name in sorted(names):
             try:
                 info = os.stat(name, dir_fd=self._fd, follow_symlinks=False)
-            except OSError:
-                continue  # gone since the listing
+            except OSError as exc:
+                if exc.errno not in GONE:
+                    self.unread.append((frame.prefix + name, exc.errno or REPLACED))
+                continue
             if stat.S_ISDIR(info.st_mode):
                 frame.pending.append((name, _identity(info)))
                 if self.folders:
@@ -170,17 +197,15 @@ class Walk:
                 yield Entry(frame.prefix + name, self._fd, name, info)
         frame.pending.reverse()  # popped from the end: in name order
 
-    def _down(self, name: str, identity: _Identity) -> bool:
+    def _down(self, name: str, identity: _Identity) -> int | None:
+        """Into the subfolder ``name``; the errno that stopped it, or None."""
         try:
-            child = os.open(name, _DIR, dir_fd=self._fd)
-        except OSError:
-            return False
-        if _identity(os.fstat(child)) != identity:  # replaced since it was listed
-            os.close(child)
-            return False
+            child = enter(self._fd, name, identity)
+        except OSError as exc:
+            return exc.errno or REPLACED
         os.close(self._fd)
         self._fd = child
-        return True
+        return None
 
     def _up(self, stack: list[_Frame]) -> bool:
         """Back to the folder of ``stack[-1]``, by '..' or, if that is not it, by name
@@ -200,7 +225,8 @@ class Walk:
             if parent < 0 or _identity(os.fstat(parent)) != frame.identity:
                 if parent >= 0:
                     os.close(parent)
-                self.skipped.extend(f.prefix for f in stack)
+                for moved in stack:
+                    self._skip(moved.prefix, REPLACED)
                 return False
         os.close(self._fd)
         self._fd = parent
@@ -242,8 +268,9 @@ def remove_tree(path: Path) -> None:
         while True:
             child = _clear_files(fd, stuck)
             if child is not None:
-                sub = _down_to(fd, child)
-                if sub is None:
+                try:
+                    sub = enter(fd, *child)
+                except OSError:
                     stuck.add(child[1])
                     continue
                 above.append(_identity(os.fstat(fd)))
@@ -271,13 +298,3 @@ def remove_tree(path: Path) -> None:
     with contextlib.suppress(OSError):
         os.rmdir(path)
 
-
-def _down_to(fd: int, child: tuple[str, _Identity]) -> int | None:
-    try:
-        sub = os.open(child[0], _DIR, dir_fd=fd)
-    except OSError:
-        return None
-    if _identity(os.fstat(sub)) != child[1]:
-        os.close(sub)
-        return None
-    return sub

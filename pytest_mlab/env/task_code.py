@@ -36,8 +36,9 @@ _BOOT = ("import runpy, site, sys; extra = [p for p in sys.argv.pop(1).split(':'
 
 def isolated_python(env: Mapping[str, str], python: str = sys.executable) -> list[str]:
     """The command line of a task worker started with ``env`` by ``python`` (the task's
-    interpreter), less its arguments."""
-    return [python, "-I", "-c", _BOOT, env.get("PYTHONPATH", "")]
+    interpreter), less its arguments. -B: it imports the harness's own modules, and would
+    write their bytecode into the installed package (-I ignores PYTHONDONTWRITEBYTECODE)."""
+    return [python, "-I", "-B", "-c", _BOOT, env.get("PYTHONPATH", "")]
 
 
 class WorkerTimeout(Exception):

@@ -114,7 +114,7 @@ def read_record(env: Path) -> dict[str, object] | None:
 def _pip_sources() -> list[str]:
     """pip's configured indexes, wheel folders and constraint files, as uv's options: an
     environment is made from the same sources as the harness's own."""
-    done = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+    done = subprocess.run([sys.executable, "-B", "-m", "pip", "config", "list"],
                           capture_output=True, text=True, check=False)
     flags = {"index-url": "--index-url", "extra-index-url": "--extra-index-url",
              "find-links": "--find-links", "constraint": "--constraint"}
@@ -149,7 +149,7 @@ def _venv(plan: EnvPlan, target: Path) -> None:
         _run([_uv(), "venv", "--quiet", "--python", sys.executable, str(target)],
              what)
     else:
-        _run([sys.executable, "-m", "venv", str(target)], what)
+        _run([sys.executable, "-B", "-m", "venv", str(target)], what)
 
 
 def _uv() -> str:

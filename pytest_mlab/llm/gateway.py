@@ -148,7 +148,7 @@ class Gateway:
     def wrap(self, python: str, command: str) -> str:
         """``command`` run under the shim by ``python`` (one the sandbox has)."""
         shim = self.directory / SHIM.name
-        argv = [python, str(shim), str(PORT), str(self.socket_path), str(self.over_file),
+        argv = [python, "-B", str(shim), str(PORT), str(self.socket_path), str(self.over_file),
                 "--", "/bin/sh", "-c", command]
         return shlex.join(argv)
 

@@ -85,7 +85,7 @@ def node_name(node_id: str, address: str) -> str:
 def _command(job: RemoteJob, report_dir: Path, gpus: list[str]) -> list[str]:
     path, _, name = job.nodeid.partition("::")
     return [
-        sys.executable, "-m", "pytest", f"{Path(job.rootdir) / path}::{name}", *job.args,
+        sys.executable, "-B", "-m", "pytest", f"{Path(job.rootdir) / path}::{name}", *job.args,
         f"--rootdir={job.rootdir}", f"--mlab-report-dir={report_dir}",
         f"--mlab-gpus={','.join(gpus) or 'none'}", "-p", "no:xdist", "-p", "no:cacheprovider",
         "-q",

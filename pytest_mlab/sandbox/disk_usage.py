@@ -1,38 +1,25 @@
 """What a workspace occupies on disk, and how many files it holds, however deep,
-long-named or linked its files are.
-
-The walk goes from directory descriptor to directory descriptor (``openat`` of one name
-at a time, never a path), without recursion, so neither a path past ``PATH_MAX`` nor
-thousands of nested folders stop it. Every inode is counted once, with its allocated
-blocks (directories included; hard links once), links are never followed.
+long-named or linked its files are: a sum over ``core.tree.Walk``, which goes from folder
+descriptor to folder descriptor without recursion and never follows a link. Every inode is
+counted once, with its allocated blocks (folders included; hard links once). A folder
+replaced or moved while the walk runs may be missed by that walk, and is found by the next.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-HELD_DESCRIPTORS = 64
-"""Folders of the current path kept open; deeper ones are reached again through ``..``."""
-_GONE = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
-"""A name that went or changed kind while the walk ran: there is nothing of it to count."""
+from pytest_mlab.core.tree import GONE, REPLACED, Walk, open_folder
+
+_REFUSED = (errno.EACCES, errno.EPERM)
 
 
 class Unmeasurable(OSError):
     """The workspace holds something the harness may not read, so its size is unknown."""
-
-
-@dataclass
-class _Folder:
-    fd: int | None
-    identity: tuple[int, int]
-    folders: list[str] = field(default_factory=list)
-    """Subfolders not yet walked."""
 
 
 @dataclass
@@ -67,101 +54,22 @@ def disk_usage(root: Path) -> int:
 def usage(root: Path) -> Usage:
     """What the inodes below ``root`` (and ``root`` itself) occupy, and how many they are.
 
-    Raises ``Unmeasurable`` where a folder or file cannot be read for want of permission.
-    A folder moved while the walk runs may be missed by that walk (as by any walk), and
-    is found by the next one.
+    Raises ``Unmeasurable`` where a folder or file cannot be read for want of permission,
+    and the ``OSError`` of any other reason a part of the tree could not be read.
     """
+    fd = open_folder(root)
     tally = _Tally()
-    fd = os.open(root, _OPEN_DIR)
-    info = os.fstat(fd)
-    tally.add(info)
-    path = [_Folder(fd, (info.st_dev, info.st_ino))]
     try:
-        _list(path[0], tally)
-        while path:
-            top = path[-1]
-            if not top.folders:
-                _leave(path)
-                continue
-            child = _enter(top, top.folders.pop(), tally)
-            if child is not None:
-                path.append(child)
-                _list(child, tally)
-                if len(path) > HELD_DESCRIPTORS:
-                    _release(path[-HELD_DESCRIPTORS - 1])
+        tally.add(os.fstat(fd))
     finally:
-        for folder in path:
-            _release(folder)
-    return Usage(tally.blocks * 512, tally.inodes)
-
-
-def _refused(exc: OSError) -> Unmeasurable:
-    return Unmeasurable(exc.errno, f"the workspace holds a folder or file the harness may "
-                                   f"not read ({exc.strerror})")
-
-
-def _list(folder: _Folder, tally: _Tally) -> None:
-    """Count the folder's files and note its subfolders."""
-    assert folder.fd is not None
-    try:
-        with os.scandir(folder.fd) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        folder.folders.append(entry.name)
-                    else:
-                        tally.add(entry.stat(follow_symlinks=False))
-                except OSError as exc:
-                    if exc.errno not in _GONE:
-                        raise
-    except OSError as exc:
-        if exc.errno in (errno.EACCES, errno.EPERM):
-            raise _refused(exc) from exc
-        raise
-
-
-def _enter(parent: _Folder, name: str, tally: _Tally) -> _Folder | None:
-    """Open a subfolder by its name and count it; None where it is gone or is no folder."""
-    assert parent.fd is not None
-    try:
-        fd = os.open(name, _OPEN_DIR, dir_fd=parent.fd)
-    except OSError as exc:
-        if exc.errno in (errno.EACCES, errno.EPERM):
-            raise _refused(exc) from exc
-        if exc.errno == errno.ENOTDIR:  # replaced by a file since it was listed
-            with contextlib.suppress(FileNotFoundError):
-                tally.add(os.stat(name, dir_fd=parent.fd, follow_symlinks=False))
-        elif exc.errno not in _GONE:
-            raise
-        return None
-    info = os.fstat(fd)
-    tally.add(info)
-    return _Folder(fd, (info.st_dev, info.st_ino))
-
-
-def _leave(path: list[_Folder]) -> None:
-    """Close the deepest folder and make sure its parent, if any, is open again: through
-    ``..`` where it was released, if that still leads to the same folder."""
-    done = path.pop()
-    try:
-        if not path or path[-1].fd is not None:
-            return
-        parent = path[-1]
-        assert done.fd is not None
-        fd = os.open("..", _OPEN_DIR, dir_fd=done.fd)
-        info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) == parent.identity:
-            parent.fd = fd
-            return
         os.close(fd)
-        # Moved meanwhile: what was left below the moved folder is skipped this time.
-        while path and path[-1].fd is None:
-            path.pop()
-    finally:
-        _release(done)
-
-
-def _release(folder: _Folder) -> None:
-    if folder.fd is not None:
-        os.close(folder.fd)
-        folder.fd = None
+    walk = Walk(root, folders=True)
+    for entry in walk:
+        tally.add(entry.info)
+    for rel, reason in (*walk.reasons.items(), *walk.unread):
+        if reason in _REFUSED:
+            raise Unmeasurable(reason, "the workspace holds a folder or file the harness may "
+                                       f"not read ({os.strerror(reason)})")
+        if reason not in (REPLACED, *GONE):
+            raise OSError(reason, os.strerror(reason), rel)
+    return Usage(tally.blocks * 512, tally.inodes)

@@ -146,7 +146,7 @@ def launcher_argv(python: str, argv: list[str], launcher: str = FILE,
     the program will see them), killed after ``timeout`` seconds if given."""
     flags = [] if timeout is None else [f"{TIMEOUT}{timeout}"]
     flags += [] if report is None else [f"{REPORT}{report}"]
-    return [python, "-I", "-S", launcher, *flags, *argv]
+    return [python, "-I", "-S", "-B", launcher, *flags, *argv]
 
 
 def _flag(argv: list[str], name: str) -> int | None:

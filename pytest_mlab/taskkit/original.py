@@ -62,7 +62,7 @@ def _run(argv: list[str], cwd: Path, accept_rules: bool, extra: dict[str, str]) 
     script = f"the original {Path(argv[0]).name}"
     try:
         done = subprocess.run(
-            [sys.executable, *argv], cwd=cwd, capture_output=True, text=True, env=env,
+            [sys.executable, "-B", *argv], cwd=cwd, capture_output=True, text=True, env=env,
             input=_CONSENT if accept_rules else None,
             stdin=None if accept_rules else subprocess.DEVNULL, timeout=PREPARE_SECONDS,
         )
