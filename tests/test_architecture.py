@@ -143,3 +143,13 @@ def test_no_module_imports_itself_round_a_cycle() -> None:
         and graph.chain_exists(importer=other, imported=module)
     ]
     assert cycles == []
+
+
+def test_every_package_folder_is_one_the_wheel_ships() -> None:
+    """pyproject.toml names the packages one by one: a sub-package it leaves out works in
+    this checkout (an editable install finds it by its folder) and is missing from a wheel."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts)
+             for p in (REPO / "pytest_mlab").rglob("__init__.py")}
+    assert found - listed == set()

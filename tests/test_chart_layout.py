@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from chart_geometry import SVG, bars, parse, text_boxes, view_box
 
-from pytest_mlab.report.figures import Bar, Figure
+from pytest_mlab.report.figures import (
+    Bar,
+    Errored,
+    Figure,
+    improvement_figure,
+    success_figure,
+)
+from pytest_mlab.report.rows import rows_of
 from pytest_mlab.report.svg import COLOURS, chart, colour, step_chart
 from pytest_mlab.report.text_size import fit, text_width, wrap
 
@@ -42,6 +49,10 @@ HOSTILE = {
     "negative outlier": _figure(["a", "b", "c"], ["x"], outlier=-50.0),
     "no data": Figure("improvement", "Improvement", "improvement", (), ()),
     "markup in names": _figure(["<b>&amp;</b>", "\"quoted\""], ["<script>"]),
+    "trials that errored": Figure(
+        "success", "Success", "success rate", ("a", "b"), ("x", "y"),
+        {("b", "x"): Bar(0.5, text="b|x")}, fixed=(0.0, 1.0),
+        errors={("a", "x"): Errored(3, 3), ("b", "x"): Errored(1, 3), ("b", "y"): Errored(2, 2)}),
 }
 
 
@@ -149,3 +160,29 @@ def test_a_bar_at_zero_is_marked_by_a_dark_line_at_the_zero_of_the_axis() -> Non
     drawn = bars(root)
     assert y == pytest.approx(drawn["t|oracle: 50%"][1] + drawn["t|oracle: 50%"][3], abs=0.11)
     assert x == pytest.approx(drawn["t|baseline: 0%"][0], abs=0.11)
+
+
+def test_a_task_whose_trials_all_errored_says_so_in_both_charts_not_no_data() -> None:
+    """Errors are in no rate, so a task whose trials all errored has no bar; each chart marks
+    the empty slot with how many errored, and a bar of a task where some errored ``!n``."""
+    from pytest_mlab.core.results import TrialResult
+
+    def result(task: str, trial: int, outcome: str) -> TrialResult:
+        return TrialResult(
+            nodeid=f"tasks/{task}/task.toml::{task}[react-{trial}]", task=task, agent="react",
+            llm=None, trial=trial, metric="mae", direction="lower", outcome=outcome,
+            success=outcome == "passed", score=40.0 if outcome == "passed" else None,
+            baseline_mean=50.0, improvement=0.2 if outcome == "passed" else None,
+            threshold=0.1)
+
+    rows = rows_of([result("crashes", t, "error") for t in range(3)]
+                   + [result("fine", 0, "passed"), result("fine", 1, "error")])
+    for figure in (success_figure(rows), improvement_figure(rows)):
+        root = parse(chart(figure))
+        texts = [box.text for box in text_boxes(root)]
+        assert "no data" not in texts and "all 3 trials errored" in texts, texts
+        assert "!1" in texts
+        errored = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "errored"]
+        assert [r.findtext(f"{SVG}title") for r in errored] == [
+            "crashes, react: all 3 trials errored"]
+        assert any("trials errored" in text for text in texts)  # the legend names the mark

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.plugin.dispatch import parse_dispatch
+from pytest_mlab.plugin.config.dispatch_options import parse_dispatch
 
 
 def test_where_trials_run_is_local_or_ray_with_an_optional_address() -> None:
@@ -45,7 +45,7 @@ def test_a_nodes_one_trial_session_writes_its_records_and_leaves_the_rest_to_the
     """The report, the trial-time history and recorded baselines are the controller's;
     a node's session that wrote a report too spent about a second a trial on it."""
     from pytest_mlab.core.run_files import RUN_ID_VARIABLE
-    from pytest_mlab.plugin.longest_first import HISTORY
+    from pytest_mlab.core.trial_seconds import HISTORY
 
     recorded("guess")
     (pytester.path / "cache" / HISTORY).unlink()  # the baseline's recording wrote one

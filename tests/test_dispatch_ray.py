@@ -22,7 +22,7 @@ from llm_server import LLMServer, Reply
 from loopback_ray import ClusterProcess
 from react_trial import answer
 
-from pytest_mlab.plugin.remote_scratch import scratch_root
+from pytest_mlab.plugin.dispatch.remote_scratch import scratch_root
 
 pytestmark = pytest.mark.slow
 GIB = 1 << 30

@@ -281,7 +281,7 @@ def test_a_missing_key_is_named_without_importing_litellm(
 
 
 def test_a_provider_not_told_by_its_name_is_left_to_litellm() -> None:
-    from pytest_mlab.plugin.provider_keys import missing_keys
+    from pytest_mlab.plugin.config.provider_keys import missing_keys
 
     assert missing_keys("openai/gpt-4o", {"OPENAI_API_KEY": "k"}) == []
     assert missing_keys("azure/my-deployment", {"AZURE_API_KEY": "k"}) == [

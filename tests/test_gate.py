@@ -13,7 +13,7 @@ import pytest
 from pytest_mlab.analysis.gate import GateReport, Limit, compare
 from pytest_mlab.analysis.significance import fisher_p, mcnemar_p, permutation_p, sign_flip_p
 from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
-from pytest_mlab.plugin.parsers import parse_limit
+from pytest_mlab.plugin.config.parsers import parse_limit
 from pytest_mlab.report.terminal import comparison_lines
 
 # --- the exact tests --------------------------------------------------------------------

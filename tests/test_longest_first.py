@@ -11,14 +11,9 @@ from typing import Any, Literal
 import pytest
 
 from pytest_mlab.core.results import TrialResult
+from pytest_mlab.core.trial_seconds import HISTORY, read_history, update_history
+from pytest_mlab.plugin.dispatch.longest_first import order_longest_first, worksteal_shares
 from pytest_mlab.plugin.keys import TRIAL_KEY
-from pytest_mlab.plugin.longest_first import (
-    HISTORY,
-    order_longest_first,
-    read_history,
-    update_history,
-    worksteal_shares,
-)
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 

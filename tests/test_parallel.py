@@ -185,7 +185,7 @@ def test_parallel_trials_start_longest_first_by_what_they_took_before(
     pytester: pytest.Pytester, recorded: Callable[[str], Path],
     task_tree: Callable[..., Path], mlab_args: list[str],
 ) -> None:
-    from pytest_mlab.plugin.longest_first import HISTORY, read_history
+    from pytest_mlab.core.trial_seconds import HISTORY, read_history
 
     recorded("guess")
     task_tree("timed")

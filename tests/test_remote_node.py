@@ -19,14 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mlab.plugin import dispatch_remote
-from pytest_mlab.plugin.dispatch_remote import WORKER_VARIABLE, pack, passed_environ, unpack
-from pytest_mlab.plugin.remote_scratch import remove_abandoned, scratch_folder, scratch_root
+from pytest_mlab.plugin.dispatch import remote as dispatch_remote
+from pytest_mlab.plugin.dispatch.remote import WORKER_VARIABLE, pack, passed_environ, unpack
+from pytest_mlab.plugin.dispatch.remote_scratch import (
+    remove_abandoned,
+    scratch_folder,
+    scratch_root,
+)
 
 SESSION = """
 import os, sys, time
 from pathlib import Path
-from pytest_mlab.plugin.dispatch_remote import end_with_worker
+from pytest_mlab.plugin.dispatch.remote import end_with_worker
 here = Path(sys.argv[1])
 end_with_worker()
 try:
@@ -39,7 +43,7 @@ except KeyboardInterrupt as stop:
 WORKER = f"""
 import os, subprocess, sys, time
 from pathlib import Path
-from pytest_mlab.plugin.remote_scratch import scratch_folder
+from pytest_mlab.plugin.dispatch.remote_scratch import scratch_folder
 with scratch_folder() as scratch:
     (scratch.folder / "snapshot.bin").write_bytes(b"w" * 1000)
     env = os.environ | {{"{WORKER_VARIABLE}": str(os.getpid())}}
@@ -172,7 +176,7 @@ def test_no_secret_of_the_controllers_goes_to_the_nodes(monkeypatch: pytest.Monk
 
 STAND_IN = """
 import signal, sys
-from pytest_mlab.plugin.dispatch_remote import RemoteJob, run_job
+from pytest_mlab.plugin.dispatch.remote import RemoteJob, run_job
 # As a Ray worker: Ctrl-C is an interrupt, even where this test's own shell started it
 # with SIGINT ignored (an asynchronous command of a shell without job control is).
 signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -421,7 +421,7 @@ SHOWN = "\\x1b[31mred\\x1b]8;;http://x\\x1b\\link\\x1b]8;;\\x1b\\\\x0dover\\x07\
 
 
 def test_agent_text_reaches_records_reports_and_the_terminal_escaped(tmp_path: Path) -> None:
-    from pytest_mlab.plugin.progress import progress_line
+    from pytest_mlab.plugin.reporting.progress import progress_line
 
     name = "odd\udcff" + ESCAPES[:5] + ".txt"  # a name that is not UTF-8, with an escape
     trace = Trace(tmp_path / "traces" / "esc.jsonl")
@@ -446,3 +446,13 @@ def test_agent_text_reaches_records_reports_and_the_terminal_escaped(tmp_path: P
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", text), text
     assert SHOWN in line and html.count(SHOWN) >= 3  # message, observation, answer
     assert "odd\\xff\\x1b[31m.txt" in html  # the diff names the file, escaped
+
+
+def test_a_task_whose_trials_all_errored_is_in_both_charts_of_the_report(tmp_path: Path) -> None:
+    errored = [_trial(f"e{n}", task="crashes", nodeid=f"tasks/crashes/task.toml::c[{n}]",
+                      trial=n, outcome="error", error_class="ScorerError") for n in range(3)]
+    run = RunResults(run=_run_info(), results=errored)
+    html = render(build_report(run, tmp_path))
+    charts = html[html.index('<section id="charts">'):html.index('<section id="trials">')]
+    assert "no data" not in charts
+    assert charts.count(">all 3 trials errored</text>") == 2  # success and improvement

@@ -43,7 +43,7 @@ from pytest_mlab.core.overlay import read_overlay
 from pytest_mlab.core.task import TaskFormatError
 
 DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
-"""The plugin's default (``pytest_mlab.plugin.original``), found without importing pytest."""
+"""The plugin's default (``plugin.collection.original``), found without importing pytest."""
 MANIFEST_EVERY = 10.0
 """Seconds between writes of the manifest during a run (and after each file of a task's
 own sources): thousands of images must not each rewrite it."""

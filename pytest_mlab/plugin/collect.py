@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from pytest_mlab.core.task import TaskFormatError, TaskSpec, load_task
-from pytest_mlab.plugin.dispatch import dispatched, run_remote_item
+from pytest_mlab.plugin.config.dispatch_options import dispatched
+from pytest_mlab.plugin.dispatch.timeouts import default_timeout
+from pytest_mlab.plugin.dispatch.where import run_remote_item
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.plugin.timeouts import default_timeout
 from pytest_mlab.trial.spec import TrialSpec
 
 
@@ -58,7 +59,7 @@ class TaskFile(pytest.File):
         return load_task(self.path)
 
     def _validation_item(self, task: TaskSpec) -> TrialItem:
-        from pytest_mlab.plugin.validate import VALIDATE_KEY, run_validation
+        from pytest_mlab.plugin.collection.validate import VALIDATE_KEY, run_validation
 
         item = TrialItem.from_parent(self, name=f"{task.name}[validate]",
                                      callobj=run_validation)

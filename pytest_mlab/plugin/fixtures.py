@@ -32,12 +32,12 @@ from pytest_mlab.llm import LLMClient
 from pytest_mlab.llm.call_log import CallLog
 from pytest_mlab.llm.gateway import Gateway
 from pytest_mlab.llm.ledger import CostLedger
+from pytest_mlab.plugin.config.settings import Settings
 from pytest_mlab.plugin.gateway import sandbox_additions
 from pytest_mlab.plugin.keys import AGENTS_KEY, CONTROL_KEY, RESULT_KEY, SETTINGS_KEY, TRIAL_KEY
+from pytest_mlab.plugin.reporting.setup_phases import announced, kept
 from pytest_mlab.plugin.reproduction import reproducer_for
 from pytest_mlab.plugin.rule_checks import rule_parts
-from pytest_mlab.plugin.settings import Settings
-from pytest_mlab.plugin.setup_phases import announced, kept
 from pytest_mlab.sandbox import Sandbox
 from pytest_mlab.sandbox.factory import make_sandbox
 from pytest_mlab.sandbox.python_bin import python_bin

@@ -16,8 +16,8 @@ import pytest
 
 from pytest_mlab.llm import LLMClient
 from pytest_mlab.llm.gateway import Gateway
+from pytest_mlab.plugin.config.settings import Settings
 from pytest_mlab.plugin.keys import AGENTS_KEY
-from pytest_mlab.plugin.settings import Settings
 from pytest_mlab.sandbox.isolation import best_available
 from pytest_mlab.sandbox.spec import SandboxAdditions
 from pytest_mlab.trial.agent_venv import agent_venv_dir, venv_python

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from pytest_mlab.core.results import TrialResult  # noqa: F401
     from pytest_mlab.env.agent import Agent
     from pytest_mlab.env.control import TrialControl  # noqa: F401
-    from pytest_mlab.plugin.settings import Settings  # noqa: F401
-    from pytest_mlab.plugin.trial_ids import NamedTrial
+    from pytest_mlab.plugin.collection.trial_ids import NamedTrial
+    from pytest_mlab.plugin.config.settings import Settings  # noqa: F401
     from pytest_mlab.trial.spec import TrialSpec  # noqa: F401
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()

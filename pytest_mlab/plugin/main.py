@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
-from pytest_mlab.plugin import attest, forecast, hookspecs, original
+from pytest_mlab.plugin import hookspecs
+from pytest_mlab.plugin.collection import original
+from pytest_mlab.plugin.config.options import add_options
 from pytest_mlab.plugin.keys import AGENTS_KEY, NAMED_KEY, SETTINGS_KEY
-from pytest_mlab.plugin.options import add_options
+from pytest_mlab.plugin.reporting import attest, forecast
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
     from pytest_mlab.env.agent import Agent
     from pytest_mlab.plugin.collect import TaskFile
-    from pytest_mlab.plugin.selection import Selection
-    from pytest_mlab.plugin.settings import Settings
+    from pytest_mlab.plugin.collection.selection import Selection
+    from pytest_mlab.plugin.config.settings import Settings
 
 
 MARKERS = {
@@ -44,18 +46,6 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     pluginmanager.register(original, "mlab-original")  # its options join through this hook
     pluginmanager.register(forecast, "mlab-forecast")
     pluginmanager.register(attest, "mlab-attest")
-
-
-def _resumed_run(report_dir: Path, wanted: str) -> str:
-    runs = sorted(p.name for p in report_dir.glob("*") if (p / "traces").is_dir())
-    if wanted == "last" and runs:
-        return runs[-1]
-    if wanted in runs:
-        return wanted
-    raise pytest.UsageError(
-        f"--mlab-resume: no run {wanted!r} with traces under {report_dir}"
-        + (f"; runs there: {', '.join(runs[-5:])}" if runs else "")
-    )
 
 
 def _new_run_id() -> str:
@@ -116,7 +106,7 @@ class XdistHooks:
         self.trial_seconds: dict[str, float] | None = None
 
     def pytest_configure_node(self, node: Any) -> None:
-        from pytest_mlab.plugin.longest_first import read_history
+        from pytest_mlab.core.trial_seconds import read_history
 
         if self.trial_seconds is None:  # read once: a restarted worker orders as the first
             self.trial_seconds = read_history(self.cache_dir)
@@ -159,8 +149,8 @@ def _node_run(config: pytest.Config) -> str | None:
 def _register_controller_extras(config: pytest.Config, selection: Selection) -> None:
     """The API keys checked before any trial, whole sentences under the short summary,
     and each plugin's header only where it applies."""
-    from pytest_mlab.plugin import headers, whole_sentences
-    from pytest_mlab.plugin.llm_keys import KeyCheck
+    from pytest_mlab.plugin.collection.llm_keys import KeyCheck
+    from pytest_mlab.plugin.reporting import headers, whole_sentences
 
     config.pluginmanager.register(KeyCheck(config, selection), "mlab-keys")
     config.pluginmanager.register(whole_sentences, "mlab-whole-sentences")
@@ -169,8 +159,8 @@ def _register_controller_extras(config: pytest.Config, selection: Selection) -> 
 
 def _register_records(config: pytest.Config, retries: int) -> None:
     """Each trial's record on its report, and the runs again of an errored trial."""
-    from pytest_mlab.plugin.records import TrialRecords
-    from pytest_mlab.plugin.retry_errors import RetryErrors
+    from pytest_mlab.plugin.reporting.records import TrialRecords
+    from pytest_mlab.plugin.reporting.retry_errors import RetryErrors
 
     config.pluginmanager.register(TrialRecords(), "mlab-records")
     if retries:
@@ -178,23 +168,25 @@ def _register_records(config: pytest.Config, retries: int) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from pytest_mlab.plugin.dispatch import configure_dispatch
-    from pytest_mlab.plugin.reporter import Reporter
-    from pytest_mlab.plugin.resume import resumed_run
-    from pytest_mlab.plugin.settings import resolve_settings
-    from pytest_mlab.plugin.trial_ids import named_trials
+    from pytest_mlab.plugin.collection.trial_ids import named_trials
+    from pytest_mlab.plugin.config.settings import resolve_settings
+    from pytest_mlab.plugin.dispatch.where import configure_dispatch
+    from pytest_mlab.plugin.reporting.reporter import Reporter
+    from pytest_mlab.plugin.reporting.resume import resumed_run
     from pytest_mlab.trial.agents import available_agents
 
     workerinput = getattr(config, "workerinput", None)
     node_run = _node_run(config)
     if node_run is not None:
-        from pytest_mlab.plugin.dispatch_remote import end_with_worker
+        from pytest_mlab.plugin.dispatch.remote import end_with_worker
 
         end_with_worker()
     settings = resolve_settings(config, workerinput["mlab_run_id"] if workerinput
                                 else node_run or _new_run_id())
     if settings.resume and not workerinput:
-        settings = replace(settings, run_id=_resumed_run(settings.report_dir, settings.resume))
+        from pytest_mlab.plugin.reporting.resume import resumed_run_id
+
+        settings = replace(settings, run_id=resumed_run_id(settings.report_dir, settings.resume))
     _check(settings, config, workerinput is not None)
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
@@ -211,14 +203,14 @@ def pytest_configure(config: pytest.Config) -> None:
     _register_records(config, settings.retry_errors)
     configure_dispatch(config, workerinput is not None)
     if settings.validate:
-        from pytest_mlab.plugin import validate
+        from pytest_mlab.plugin.collection import validate
 
         config.pluginmanager.register(validate, "mlab-validate")
         if workerinput is None:
             config.pluginmanager.register(validate.ValidationWriter(config),
                                           "mlab-validation-writer")
     if config.pluginmanager.hasplugin("timeout"):
-        from pytest_mlab.plugin.timeouts import TrialTimeouts
+        from pytest_mlab.plugin.dispatch.timeouts import TrialTimeouts
 
         config.pluginmanager.register(TrialTimeouts(), "mlab-timeouts")
     if workerinput is None:
@@ -231,7 +223,7 @@ def pytest_configure(config: pytest.Config) -> None:
             xdist = XdistHooks(config, settings.run_id, reporter.selection, settings.cache_dir)
             config.pluginmanager.register(xdist, "mlab-xdist")
         if _saves_or_compares(config):
-            from pytest_mlab.plugin import compare
+            from pytest_mlab.plugin.reporting import compare
 
             compare.register(config)
 
@@ -241,8 +233,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Live progress at -v: polled files under -n and on Ray, the item's own line
     otherwise. Set up here, where the terminal reporter exists."""
-    from pytest_mlab.plugin.dispatch import dispatched
-    from pytest_mlab.plugin.progress import InlineProgress, LiveProgress
+    from pytest_mlab.plugin.config.dispatch_options import dispatched
+    from pytest_mlab.plugin.reporting.progress import InlineProgress, LiveProgress
 
     config = session.config
     settings: Settings = config.stash[SETTINGS_KEY]
@@ -260,8 +252,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Where trials run side by side (-n, Ray), the longest start first."""
-    from pytest_mlab.plugin.dispatch import dispatched
-    from pytest_mlab.plugin.longest_first import order_longest_first, read_history
+    from pytest_mlab.core.trial_seconds import read_history
+    from pytest_mlab.plugin.config.dispatch_options import dispatched
+    from pytest_mlab.plugin.dispatch.longest_first import order_longest_first
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
@@ -272,7 +265,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    from pytest_mlab.plugin.headers import mlab_header_applies
+    from pytest_mlab.plugin.reporting.headers import mlab_header_applies
 
     if not mlab_header_applies(config):  # e.g. the benchmarks of tests/benchmarks
         return None

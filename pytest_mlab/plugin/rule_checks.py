@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_mlab.llm.ledger import CostLedger
-from pytest_mlab.plugin.settings import Settings
+from pytest_mlab.plugin.config.settings import Settings
 from pytest_mlab.trial.spec import TrialSpec
 
 

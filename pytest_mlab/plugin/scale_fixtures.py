@@ -13,9 +13,9 @@ from pytest_mlab.core.baseline import Baseline, read_record
 from pytest_mlab.core.errors import InfrastructureError
 from pytest_mlab.core.task import TaskFormatError, TaskSpec
 from pytest_mlab.env.data import PreparedData
+from pytest_mlab.plugin.config.settings import Settings
 from pytest_mlab.plugin.fixtures import sandbox_maker
-from pytest_mlab.plugin.settings import Settings
-from pytest_mlab.plugin.setup_phases import announced
+from pytest_mlab.plugin.reporting.setup_phases import announced
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.trial.baseline import measure_starters, measured_baseline, measured_path
 from pytest_mlab.trial.gpu import NoGPU

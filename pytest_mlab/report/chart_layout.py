@@ -21,6 +21,7 @@ MAX_LABEL = 240.0
 """A task name longer than this (in px) ends in an ellipsis; its tooltip has it whole."""
 LABEL_ANGLE = -45.0
 LINE, NOTE_LINE, LEGEND_ROW = 18.0, 15.0, 18.0
+ERRORS_LEGEND = "trials errored, in no bar (!n: n of them)"
 SWATCH = 14.0
 """A legend item's mark and the gap to its name."""
 
@@ -32,7 +33,8 @@ class LegendItem:
     y: float
     """The top of its row."""
     kind: str
-    """'bar' (a colour swatch, ``index`` is the series) or 'threshold' (a dashed line)."""
+    """'bar' (a colour swatch, ``index`` is the series), 'threshold' (a dashed line) or
+    'errors' (the mark of trials that errored)."""
     index: int = 0
 
 
@@ -104,6 +106,8 @@ def _legend(figure: Figure, width: float, top: float) -> list[LegendItem]:
     entries = [(name, "bar", n) for n, name in enumerate(figure.series)]
     if figure.marks:
         entries.append(("threshold (per task)", "threshold", 0))
+    if figure.errors:
+        entries.append((ERRORS_LEGEND, "errors", 0))
     items, x, y = [], PAD, top
     room = width - 2 * PAD - SWATCH
     for name, kind, index in entries:

@@ -26,6 +26,22 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class Errored:
+    """A task x agent's trials that ended in a harness error: they are in no bar (a rate is
+    over the trials that ran), so the chart marks them apart."""
+
+    errors: int
+    trials: int
+    """The trials that ran or errored."""
+
+    @property
+    def text(self) -> str:
+        if self.errors == self.trials:
+            return "the trial errored" if self.trials == 1 else f"all {self.trials} trials errored"
+        return f"{self.errors} of {self.trials} trials errored"
+
+
+@dataclass(frozen=True)
 class Figure:
     name: str
     title: str
@@ -37,6 +53,13 @@ class Figure:
     """The value axis' range; None fits it to the data and zero."""
     marks: dict[str, tuple[float, ...]] = field(default_factory=dict)
     """Per group, the values a bar must reach (the task's threshold), drawn as dashed lines."""
+    errors: dict[tuple[str, str], Errored] = field(default_factory=dict)
+    """Per group and series where any trial errored: an empty slot says so, a bar is marked."""
+
+
+def errors_of(rows: Sequence[Row]) -> dict[tuple[str, str], Errored]:
+    return {(task_label(row), row.label): Errored(row.errors, row.ran + row.errors)
+            for row in rows if row.errors}
 
 
 def success_figure(rows: Sequence[Row]) -> Figure:
@@ -44,7 +67,8 @@ def success_figure(rows: Sequence[Row]) -> Figure:
         (task_label(row), row.label): Bar(
             row.success_rate, row.success_low, row.success_high,
             text=f"{task_label(row)}, {row.label}: {row.passed}/{row.ran} succeeded, "
-                 f"95% CI {interval(row.success_low, row.success_high)}",
+                 f"95% CI {interval(row.success_low, row.success_high)}"
+                 + (f"; {row.errors} more errored" if row.errors else ""),
         )
         for row in rows if row.success_rate is not None
     }
@@ -52,6 +76,7 @@ def success_figure(rows: Sequence[Row]) -> Figure:
         "success", "Success rate per task (95% Wilson interval)", "success rate",
         tuple(sorted({task_label(row) for row in rows})),
         tuple(sorted({row.label for row in rows})), bars, fixed=(0.0, 1.0),
+        errors=errors_of(rows),
     )
 
 
@@ -82,6 +107,7 @@ def improvement_figure(
         tuple(sorted({row.label for row in rows})), bars,
         marks={task_label(row): tuple(thresholds[row.task]) for row in rows
                if thresholds and row.task in thresholds},
+        errors=errors_of(rows),
     )
 
 

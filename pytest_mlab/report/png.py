@@ -8,10 +8,10 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_mlab.report.chart_layout import MAX_LABEL, axis_title
+from pytest_mlab.report.chart_layout import ERRORS_LEGEND, MAX_LABEL, axis_title
 from pytest_mlab.report.figures import Figure, scale_of
 from pytest_mlab.report.scale import tick_label
-from pytest_mlab.report.svg import colour
+from pytest_mlab.report.svg import ERROR, colour
 from pytest_mlab.report.text_size import fit
 
 if TYPE_CHECKING:
@@ -53,6 +53,20 @@ def _bars(figure: Figure, axes: Axes) -> None:
             label = "_"  # matplotlib leaves names starting with _ out of the legend
 
 
+def _errors(figure: Figure, axes: Axes) -> None:
+    """Trials that errored are in no bar: an empty slot says how many, a bar has ``!n`` over
+    the plot."""
+    width = 0.8 / max(len(figure.series), 1)
+    for (group, name), found in figure.errors.items():
+        x = figure.groups.index(group) - 0.4 + width * (figure.series.index(name) + 0.5)
+        if (group, name) in figure.bars:
+            axes.text(x, 1.01, f"!{found.errors}", transform=axes.get_xaxis_transform(),
+                      ha="center", va="bottom", color=ERROR, fontsize=8, fontweight="bold")
+        else:
+            axes.text(x, 0.5, found.text, transform=axes.get_xaxis_transform(), rotation=90,
+                      ha="center", va="center", color=ERROR, fontsize=8)
+
+
 def draw(figure: Figure) -> Canvas:
     """Raises ImportError where matplotlib is not installed."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -65,6 +79,7 @@ def draw(figure: Figure) -> Canvas:
     FigureCanvasAgg(canvas)
     axes = canvas.add_subplot()
     _bars(figure, axes)
+    _errors(figure, axes)
     labels = [fit(g, MAX_LABEL, 10) for g in groups]
     axes.set_xticks(range(len(groups)), labels, rotation=45, ha="right",
                     rotation_mode="anchor")
@@ -78,7 +93,8 @@ def draw(figure: Figure) -> Canvas:
     axes.set_axisbelow(True)
     axes.axhline(0, color="#222", linewidth=0.8)
     axes.set_ylabel(axis_title(figure, scale))
-    title = "\n".join(textwrap.wrap(figure.title, 90) + textwrap.wrap(scale.note, 110))
+    notes = scale.note + (f" Errors: {ERRORS_LEGEND}." if figure.errors else "")
+    title = "\n".join(textwrap.wrap(figure.title, 90) + textwrap.wrap(notes.strip(), 110))
     axes.set_title(title, fontsize=10, loc="left")
     if series:
         axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)

@@ -7,6 +7,7 @@ from html import escape
 
 from pytest_mlab.report.chart_layout import (
     BAR,
+    FONT,
     GAP,
     LINE,
     NOTE,
@@ -26,6 +27,9 @@ COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
            "#F0E442")
 """Okabe and Ito's palette, told apart with any colour vision; the pale yellow comes last."""
 THRESHOLD = 'stroke="#222" stroke-width="1.5" stroke-dasharray="5 3" fill="none"'
+ERROR = "#9a6700"
+"""report.html's colour of an error."""
+ERRORED = f'fill="#fff8e6" stroke="{ERROR}" stroke-width="1" stroke-dasharray="3 2"'
 NAMESPACE = 'xmlns="http://www.w3.org/2000/svg"'
 
 
@@ -60,6 +64,9 @@ def _heading(box: Layout) -> list[str]:
         if item.kind == "bar":
             parts.append(f'<rect x="{item.x:.1f}" y="{item.y + 3:.1f}" width="10" height="10" '
                          f'fill="{colour(item.index)}" stroke="#222" stroke-width="0.5"/>')
+        elif item.kind == "errors":
+            parts.append(f'<rect x="{item.x:.1f}" y="{item.y + 3:.1f}" width="10" height="10" '
+                         f'{ERRORED}/>')
         else:
             parts.append(f'<path d="M{item.x:.1f} {item.y + 8:.1f}h11" {THRESHOLD}/>')
         parts.append(_text(item.x + SWATCH, item.y + 12, item.name))
@@ -80,15 +87,35 @@ def _axis(box: Layout, scale: Scale, title: str) -> list[str]:
     return parts
 
 
+def _errored(figure: Figure, box: Layout, key: tuple[str, str], x0: float) -> list[str]:
+    """Trials that errored are in no bar: an empty slot, framed, says how many; over a bar,
+    ``!n`` above the plot."""
+    found = figure.errors.get(key)
+    if found is None:
+        return []
+    hint = f"<title>{escape(f'{key[0]}, {key[1]}: {found.text}')}</title>"
+    centre = x0 + BAR / 2
+    if key in figure.bars:
+        return [f'<text class="errored" x="{centre:.1f}" y="{box.top - 3:.1f}" '
+                f'text-anchor="middle" font-size="11" font-weight="bold" fill="{ERROR}">'
+                f'{hint}!{found.errors}</text>']
+    words = fit(found.text, box.plot_height - 8, FONT)
+    return [f'<rect class="errored" x="{x0 + 1:.1f}" y="{box.top:.1f}" width="{BAR - 2:g}" '
+            f'height="{box.plot_height:.1f}" {ERRORED}>{hint}</rect>',
+            _text(centre + 4, box.top + box.plot_height / 2, words, anchor="middle", angle=-90,
+                  extra=f' fill="{ERROR}"', tooltip=f"{key[0]}, {key[1]}: {found.text}")]
+
+
 def _group(figure: Figure, box: Layout, scale: Scale, g: int) -> list[str]:
     group, parts = figure.groups[g], []
     zero = box.y(scale, min(max(0.0, scale.low), scale.high))
     first = box.left + g * box.group_width + GAP / 2
     for s, name in enumerate(figure.series):
         bar = figure.bars.get((group, name))
+        x0, centre = first + s * BAR, first + s * BAR + BAR / 2
+        parts += _errored(figure, box, (group, name), x0)
         if bar is None:
             continue
-        x0, centre = first + s * BAR, first + s * BAR + BAR / 2
         y = box.y(scale, bar.value)
         # A bar at zero is still a visible sliver in its colour: a 0% is not a missing bar.
         top, height = (min(y, zero), abs(zero - y)) if abs(zero - y) >= 2 else (zero - 1, 2.0)
@@ -129,7 +156,7 @@ def chart(figure: Figure, *, standalone: bool = False) -> str:
         parts += _group(figure, box, scale, g)
     zero = box.y(scale, min(max(0.0, scale.low), scale.high))
     parts.append(f'<path d="M{box.left:.1f} {zero:.1f}H{box.right:.1f}" stroke="#222"/>')
-    if not figure.bars:
+    if not figure.bars and not figure.errors:
         parts.append(_text((box.left + box.right) / 2, box.top + box.plot_height / 2, "no data",
                            anchor="middle"))
     parts.append("</svg>")

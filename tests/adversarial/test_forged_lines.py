@@ -19,7 +19,7 @@ from llm_server import LLMServer, Reply
 
 from pytest_mlab.core.plain_text import hanging, one_line
 from pytest_mlab.llm.client import import_litellm
-from pytest_mlab.plugin.records import one_line_report
+from pytest_mlab.plugin.reporting.records import one_line_report
 
 import_litellm()  # once per test process, as tests/test_llm_agents.py explains
 
@@ -180,7 +180,11 @@ def test_no_forged_line_reaches_any_output(
         assert forged_lines(text) == [], (where, text)
     assert forged_lines((pytester.path / "summary.md").read_text()) == []
     logs = run_logs(pytester)
-    assert len(logs) == 4  # the trace of each trial that started
+    # The trace of each trial that started, and the react trial's whole model calls.
+    traces = [name for name in logs if not name.endswith(".calls.jsonl")]
+    assert len(traces) == 4
+    assert [name for name in logs if name.endswith(".calls.jsonl")] == [
+        "traces/tasks_guess_task.toml_guess_react-gpt-4-t0.calls.jsonl"]
     for name, text in logs.items():
         assert forged_lines(text) == [], (name, text)
 

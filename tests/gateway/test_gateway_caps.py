@@ -19,10 +19,10 @@ from typing import cast
 
 import pytest
 
-from pytest_mlab.llm import gateway_handler
 from pytest_mlab.llm.client import LLMClient
 from pytest_mlab.llm.gateway import CONNECTIONS, Gateway
-from pytest_mlab.llm.gateway_handler import MAX_BODY
+from pytest_mlab.llm.gateway import handler as gateway_handler
+from pytest_mlab.llm.gateway.handler import MAX_BODY
 
 MIB = 1 << 20
 

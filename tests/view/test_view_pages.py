@@ -110,3 +110,49 @@ def test_a_crash_and_a_bad_submission_read_apart_and_filter(
     assert page.inner_text("#trials-shown") == "5 trials of 6 (filtered)"
     assert b.overflow() == 0
     b.shot(f"trials-{size[0]}")
+
+
+# Each element's box against the window, and whether any scrolls text out of its own box.
+INSIDE = """(selector) => [...document.querySelectorAll(selector)].map((node) => {
+  const r = node.getBoundingClientRect();
+  return {text: node.innerText.slice(0, 40), left: r.left, right: r.right, width: r.width,
+          cut: node.scrollWidth > node.clientWidth + 1};
+})"""
+
+
+def _in_window(found: list[dict[str, object]], width: int) -> None:
+    assert found
+    for place in found:
+        assert place["width"] > 0 and not place["cut"], place  # shown, nothing hidden in it
+        assert float(str(place["left"])) >= 0 and float(str(place["right"])) <= width + 1, place
+
+
+def test_the_run_lists_success_errors_and_cost_are_in_the_window(
+    tmp_path: Path, browse: Browse, size: tuple[int, int]
+) -> None:
+    agent_runs(tmp_path / "reports", 2)
+    b = browse(tmp_path / "reports", size)
+    b.page.goto(b.url)
+    b.ready("runs")
+    for cells in ("td.success", "td.errors", "td.cost"):
+        _in_window(b.page.evaluate(INSIDE, f"#runs {cells}"), size[0])
+    assert b.page.locator("#runs tr[data-key='0.run-1'] td.cost").inner_text() == "$0.0000"
+    assert b.overflow() == 0
+
+
+def test_three_runs_side_by_side_cut_no_word_at_the_windows_edge(
+    tmp_path: Path, browse: Browse, size: tuple[int, int]
+) -> None:
+    agent_runs(tmp_path / "reports", 3)
+    b = browse(tmp_path / "reports", size)
+    b.page.goto(b.url + "#/compare?runs=0.run-0,0.run-1,0.run-2")
+    b.ready("compare")
+    cells = b.page.evaluate(INSIDE, "#comparison td")
+    assert len(cells) == 2 * 4  # two agents, the group and three runs each
+    _in_window(cells, size[0])
+    _in_window(b.page.evaluate(INSIDE, ".scroll:has(> #comparison)"), size[0])
+    if size == NARROW:  # no header row: each run's cell is named by its run
+        names = b.page.locator("#comparison td.cell").evaluate_all(
+            "(cells) => cells.map((c) => getComputedStyle(c, '::before').content)")
+        assert all("run-" in name for name in names), names
+    assert b.overflow() == 0

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from pytest_mlab.core.atomic import write_atomic
+from pytest_mlab.report.browse.charts import CHARTS
 from pytest_mlab.report.browse.runs import RunIndex
 from pytest_mlab.report.browse.server import PAGE, STATIC, Api, finite
 
@@ -45,6 +46,12 @@ def file_name(key: str) -> str:
     for byte in key.encode():
         digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
     return f"data/{key.split('?')[0]}-{digest:08x}.js"
+
+
+def chart_file(run: str, name: str) -> str:
+    """A run's chart as app.js's chartSource names it in an export: its answer's file as
+    ``.svg``."""
+    return file_name(request_key("chart", {"name": name, "run": run})).removesuffix(".js") + ".svg"
 
 
 def _query(params: dict[str, str]) -> dict[str, list[str]]:
@@ -87,6 +94,8 @@ class Export:
         self.files: dict[str, dict[str, Any]] = {}
         self.cut: list[str] = []
         """A line per trial whose steps were cut."""
+        self.charts: dict[str, str] = {}
+        """Each run's charts (SVG) by their file."""
 
     def answer(self, endpoint: str, params: dict[str, str]) -> dict[str, Any]:
         data: dict[str, Any] = finite(self.api.routes[f"/api/{endpoint}"](_query(params)))
@@ -147,6 +156,9 @@ class Export:
         for key in keys:
             for endpoint, params in _run_pages(self.api, key):
                 self.answer(endpoint, params)
+            for name in CHARTS:
+                self.charts[chart_file(key, name)] = self.api.chart(
+                    _query({"run": key, "name": name}))
             for index in range(self.api.routes["/api/run"](_query({"run": key}))["all"]):
                 self.trial(key, index)
         for endpoint, params in _comparisons(keys):
@@ -167,6 +179,8 @@ class Export:
             lines = [f"MLAB_DATA[{json.dumps(key)}] = {json.dumps(data, allow_nan=False)};"
                      for key, data in answers.items()]
             write_atomic(self.folder / name, "\n".join(lines) + "\n")
+        for name, svg in self.charts.items():
+            write_atomic(self.folder / name, svg)
         return sum(len(answers) for answers in self.files.values())
 
 

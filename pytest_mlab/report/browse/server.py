@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.report.browse.call_pages import calls_page, whole_call
+from pytest_mlab.report.browse.charts import SVG_TYPE, run_chart
 from pytest_mlab.report.browse.compare import comparison
 from pytest_mlab.report.browse.live import live_update
 from pytest_mlab.report.browse.metrics import agent_table, group_table, trial_row
@@ -36,6 +37,8 @@ FILES = {"/": ("index.html", "text/html"), "/index.html": ("index.html", "text/h
          "/live.js": ("live.js", "text/javascript")}
 PAGE = 200
 """Trials per page of a run's trial list."""
+CHART = "/api/chart"
+"""A run's chart, answered as an SVG image rather than JSON."""
 SECURITY = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
     "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
@@ -129,6 +132,14 @@ class Api:
                 "ended_by": sorted({r.ended_by for r in run.results}),
                 "offset": offset, "total": len(chosen), "all": len(run.results), "page": PAGE}
 
+    def chart(self, query: Query) -> str:
+        """The run's chart ``name`` (success or improvement), an SVG document."""
+        _, run = self._run(_one(query, "run"))
+        drawn = run_chart(run, _one(query, "name"))
+        if drawn is None:
+            raise BadRequest("the charts are 'success' and 'improvement'", HTTPStatus.NOT_FOUND)
+        return drawn
+
     def compare(self, query: Query) -> dict[str, Any]:
         keys = [k for k in _one(query, "runs").split(",") if k][:12]
         asked = query["ref"][0] if query.get("ref") else None
@@ -219,11 +230,14 @@ class Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, (STATIC / name).read_bytes(), kind)
             return
         route = self.api.routes.get(url.path)
-        if route is None:
+        if route is None and url.path != CHART:
             self._json(HTTPStatus.NOT_FOUND, {"error": "no such page"})
             return
         try:
-            self._json(HTTPStatus.OK, route(parse_qs(url.query)))
+            if route is None:  # the chart: an image, its record text escaped by svg.py
+                self._send(HTTPStatus.OK, self.api.chart(parse_qs(url.query)).encode(), SVG_TYPE)
+            else:
+                self._json(HTTPStatus.OK, route(parse_qs(url.query)))
         except BadRequest as exc:
             self._json(exc.status, {"error": str(exc)})
         except (OSError, ValueError) as exc:  # a file gone meanwhile, a number JSON lacks

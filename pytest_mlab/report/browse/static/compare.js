@@ -60,7 +60,11 @@ async function compareView(params) {
   const headers = ["task · agent · llm", ...data.columns.map((c, i) => columnHead(c, i === ref))];
   const rows = data.rows.map((row) => el("tr", { "data-task": row.task, "data-agent": row.agent },
     td(`${row.task} · ${row.agent}${row.llm ? ` · ${row.llm}` : ""}`, "group"),
-    row.cells.map((c, i) => compareCell(c, data.columns[i], i === ref, row.cells[ref], data.columns[ref]))));
+    row.cells.map((c, i) => {
+      const cell = compareCell(c, data.columns[i], i === ref, row.cells[ref], data.columns[ref]);
+      cell.setAttribute("data-head", headers[i + 1]);  // its run, where a phone shows no header row
+      return cell;
+    })));
   show(el("h1", {}, "Runs side by side"),
     el("p", {}, "Each run's task x agent x llm is tested against the same one in the reference run: ", pick),
     el("p", { class: "note" }, "p: one-sided exact test that the run did worse than the reference (the gate's tests; paired where the trial numbers match). "

@@ -39,11 +39,18 @@ function runRow(run, refresh) {
     checked: selected.has(run.key) ? "checked" : null,
     onchange: (e) => { e.target.checked ? selected.add(run.key) : selected.delete(run.key); refresh(); } });
   const saved = run.saved ? `${run.saved}${run.gate_baseline ? " (the gate's baseline)" : ""}` : "-";
+  // Success, errors and cost beside the run's name: on a phone they are the columns in view.
   return el("tr", { "data-key": run.key }, td(box), td(link(hashOf("run", { run: run.key }), run.run_id)),
-    td(saved, "saved"), td(run.started.replace("T", " ").slice(0, 19)), td(duration(run.seconds), "num duration"),
-    td(`${plural(run.tasks.length, "task")}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
     td(groupLines(run), "success"), td(run.errors, `num errors${run.errors ? " error-outcome" : ""}`),
-    td(money(run.cost), "num"), td(run.live ? "running" : run.complete ? "complete" : "incomplete", run.live ? "running" : null), containmentCell(run.containment));
+    td(money(run.cost), "num cost"), td(run.started.replace("T", " ").slice(0, 19)), td(duration(run.seconds), "num duration"),
+    td(`${plural(run.tasks.length, "task")}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
+    td(saved, "saved"), td(run.live ? "running" : run.complete ? "complete" : "incomplete", run.live ? "running" : null), containmentCell(run.containment));
+}
+
+// Each cell named by its column, for a phone, where a run is a card with no header row.
+function labelled(row, headers) {
+  if (!row.classList.contains("unreadable")) [...row.cells].forEach((cell, i) => { if (headers[i]) cell.setAttribute("data-label", headers[i]); });
+  return row;
 }
 
 function containmentCell(found) {
@@ -57,16 +64,16 @@ async function runsView() {
   // In the order they were checked: the first is the reference the others are tested against.
   const keys = () => [...selected].filter((k) => data.runs.some((r) => r.key === k));
   const compare = el("button", { id: "compare", onclick: () => { location.hash = hashOf("compare", { runs: keys().join(",") }); } });
+  const headers = ["", "run", "success per agent: k/n [95% interval]", "errors", "cost", "started", "duration", "tasks", "saved as", "complete", "containment"];
   const { bar, search, selects } = filterBar(data.runs, () => render());
   function render() {
     const wanted = selects.map((s) => s.value);
     const shown = data.runs.filter((r) => runMatches(r, search.value.trim().toLowerCase(), wanted));
-    body.replaceChildren(...shown.map((r) => runRow(r, render)));
+    body.replaceChildren(...shown.map((r) => labelled(runRow(r, render), headers)));
     count.textContent = `${shown.length} of ${plural(data.runs.length, "run")}`;
     compare.textContent = `Compare selected (${keys().length})`;
     compare.disabled = keys().length < 2;
   }
-  const headers = ["", "run", "saved as", "started", "duration", "tasks", "success per agent: k/n [95% interval]", "errors", "cost", "complete", "containment"];
   show(el("h1", {}, "Runs"), el("p", { class: "note" }, `in ${data.roots.join(", ")}`),
     bar, el("p", {}, count, " ", compare), table(headers, body, { id: "runs" }));
   render();
@@ -127,6 +134,21 @@ function trialList(data, key) {
       body, { id: "trials" }), more];
 }
 
+// The run's two charts: report.html's own SVG, loaded as images, so the record text in them
+// is never read as this page's markup. In an export, the files export.py wrote beside.
+function chartSource(key, name) {
+  const params = { name, run: key };
+  if (window.MLAB_EXPORT) return exportFile(exportKey("chart", params)).replace(/\.js$/, ".svg");
+  return `/api/chart?${new URLSearchParams(params).toString()}`;
+}
+
+function runCharts(key) {
+  const charts = { success: "Success rate per task and agent, with trials that errored marked",
+    improvement: "Improvement over the baseline per task and agent, with trials that errored marked" };
+  return el("div", { class: "charts", id: "charts" }, Object.entries(charts).map(([name, alt]) =>
+    el("div", { class: "chart-box" }, el("img", { src: chartSource(key, name), alt, id: `chart-${name}` }))));
+}
+
 async function runView(params) {
   const key = params.get("run");
   const data = await api("run", { run: key });
@@ -145,6 +167,7 @@ async function runView(params) {
     containmentNote(data.containment),
     el("h2", {}, "Per task, agent and LLM"),
     el("p", {}, "k for pass@k, pass^k, best-of-k (empty: each group's n, the trials that ran, as the terminal and report.html have it): ", k), groups,
+    el("h2", {}, "Charts"), data.all ? runCharts(key) : el("p", { class: "note", id: "charts" }, "No trial has a result yet: the charts draw those that have."),
     el("h2", {}, "Per agent over the suite"), table(["agent", "llm", "mean normalised score", "tasks in it", "tasks without one"],
       data.agents.map((a) => el("tr", {}, td(a.agent), td(a.llm || "-"), td(num(a.mean_normalised, 3), "num"), td(a.tasks, "num"),
         td(a.tasks_without.join(", ") || "-"))), { id: "agents" }),

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_mlab.core.task_files import MANIFEST
-from pytest_mlab.plugin.original import PROBLEM_FILE, is_original
+from pytest_mlab.plugin.collection.original import PROBLEM_FILE, is_original
 
 if TYPE_CHECKING:
     from pytest_mlab.core.containment import Attestation

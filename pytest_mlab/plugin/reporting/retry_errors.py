@@ -14,7 +14,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from pytest_mlab.plugin.keys import RESULT_KEY, TRIAL_KEY
-from pytest_mlab.plugin.records import PROPERTY
+from pytest_mlab.plugin.reporting.records import PROPERTY
 
 NOT_RETRIED = frozenset({"Interrupted", "KeyboardInterrupt"})
 """Error classes of a stop asked for from outside: running again would undo it."""

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_mlab.plugin.collection.trial_ids import parse_item_name
 from pytest_mlab.plugin.keys import AGENTS_KEY, SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.plugin.trial_ids import parse_item_name
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import TrialResult

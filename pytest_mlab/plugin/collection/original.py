@@ -18,7 +18,7 @@ from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
 from pytest_mlab.plugin.warnings import MlabWarning
 
 if TYPE_CHECKING:
-    from pytest_mlab.plugin.original_collect import OriginalTaskFile
+    from pytest_mlab.plugin.collection.original_collect import OriginalTaskFile
 
 PROBLEM_FILE = "research_problem.txt"
 DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
@@ -64,7 +64,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     bundle's scores are not the tasks', and the run says so first."""
     if not (config.getoption("mlab_original_data") or config.getini("mlab_original_data")):
         return []
-    from pytest_mlab.plugin.original_data import original_bundle  # pydantic: only here
+    from pytest_mlab.plugin.collection.original_data import original_bundle  # pydantic: only here
 
     bundle = original_bundle(config)
     if bundle is None:
@@ -92,7 +92,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> OriginalTa
         warnings.warn(MlabWarning(f"{folder.name}: not collected, pytest-mlab has no overlay "
                                   f"for it in {overlays}"), stacklevel=1)
         return None
-    from pytest_mlab.plugin.original_collect import OriginalTaskFile
+    from pytest_mlab.plugin.collection.original_collect import OriginalTaskFile
 
     return OriginalTaskFile.from_parent(parent, path=file_path, overlays=overlays)
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_mlab.plugin.collection.selection import Selection
 from pytest_mlab.plugin.keys import SETTINGS_KEY
-from pytest_mlab.plugin.records import PROPERTY
-from pytest_mlab.plugin.selection import Selection
+from pytest_mlab.plugin.reporting.records import PROPERTY
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
@@ -73,8 +73,8 @@ class Reporter:
         # Imported here: runs without trials never write or render a run.
         from pytest_mlab.analysis.summary import summarise
         from pytest_mlab.core.results import RunResults
-        from pytest_mlab.plugin.longest_first import update_history
-        from pytest_mlab.plugin.resume import merged
+        from pytest_mlab.core.trial_seconds import update_history
+        from pytest_mlab.plugin.reporting.resume import merged
         from pytest_mlab.report.html import write_report
         from pytest_mlab.report.model import build_report
         from pytest_mlab.trial.baseline import record_baselines
@@ -103,7 +103,7 @@ class Reporter:
         from pytest_mlab.core.results import RunInfo, Session
         from pytest_mlab.core.vcs import commit_of
         from pytest_mlab.core.version import __version__
-        from pytest_mlab.plugin.resume import signature
+        from pytest_mlab.plugin.reporting.resume import signature
 
         settings = self.config.stash[SETTINGS_KEY]
         command = ["pytest", *self.config.invocation_params.args]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_mlab.core.plain_text import one_line
-from pytest_mlab.plugin.records import PROPERTY
+from pytest_mlab.plugin.reporting.records import PROPERTY
 
 _SHOWN = (("failed", "f", "FAILED"), ("error", "E", "ERROR"))
 """The stats key of a kind of report, its -r letter and the word the summary gives it."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 
-from pytest_mlab.llm import gateway_openai as openai
+from pytest_mlab.llm.gateway import openai
 
 MAX_BODY = 4 * 1024 * 1024
 """A long prompt of a few hundred thousand tokens is about a megabyte of JSON."""

@@ -8,23 +8,25 @@ the items just take their records from the cluster instead of running fixtures h
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_mlab.plugin import parsers
+from pytest_mlab.plugin.config import parsers
+from pytest_mlab.plugin.config.dispatch_options import (
+    DISPATCH_KEY,
+    Dispatch,
+    parse_dispatch,
+)
+from pytest_mlab.plugin.config.resolve import resolve
 from pytest_mlab.plugin.keys import RESULT_KEY, SETTINGS_KEY
-from pytest_mlab.plugin.resolve import resolve
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import TrialResult
-    from pytest_mlab.plugin.dispatch_ray import RemoteTrial
+    from pytest_mlab.plugin.dispatch.ray import RemoteTrial
 
 # Options that belong to the controller's session, not to the node's one-trial session.
 _CONTROLLER_ONLY = ("--mlab-dispatch", "--mlab-ray-retries", "--mlab-report-dir", "--mlab-gpus",
@@ -33,36 +35,6 @@ _CONTROLLER_ONLY = ("--mlab-dispatch", "--mlab-ray-retries", "--mlab-report-dir"
                     # The key travels in the job's environment, never in a printed argv.
                     "--mlab-data-key")
 _TRIAL_OPTIONS = ("--agent", "--llm", "--max-steps", "--max-time", "--mlab-")
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    kind: str
-    address: str | None = None
-    retries: int = 0
-
-
-def parse_dispatch(text: str) -> tuple[str, str | None]:
-    kind, _, address = text.partition(":")
-    if kind == "local" and not address:
-        return "local", None
-    if kind == "ray":
-        return "ray", address or None
-    raise argparse.ArgumentTypeError(f"expected local or ray[:ADDRESS], got {text!r}")
-
-
-def add_dispatch_options(option: Callable[..., None]) -> None:
-    """Declare the options with ``option`` (options.py's declarer of one group)."""
-    option("--mlab-dispatch", "mlab_dispatch", "Where trials run: local, or ray[:ADDRESS] "
-           "(a Ray cluster; without an address RAY_ADDRESS's, else one started on this "
-           "machine). Default: local.", type=parse_dispatch, metavar="WHERE",
-           ini="Where trials run")
-    option("--mlab-ray-retries", "mlab_ray_retries", "Run a trial again this many times when "
-           "the node running it is lost. Default: 0.", type=parsers.whole_number, metavar="N",
-           ini="Retries after a lost Ray node")
-
-
-DISPATCH_KEY = pytest.StashKey[Dispatch]()
 
 
 def configure_dispatch(config: pytest.Config, is_worker: bool) -> None:
@@ -86,11 +58,6 @@ def configure_dispatch(config: pytest.Config, is_worker: bool) -> None:
         raise pytest.UsageError("--mlab-dispatch=ray needs Ray: pip install "
                                 "'pytest-mlab[ray]'") from None
     config.pluginmanager.register(RayDispatch(config, dispatch), "mlab-dispatch")
-
-
-def dispatched(config: pytest.Config) -> bool:
-    dispatch = config.stash.get(DISPATCH_KEY, None)
-    return dispatch is not None and dispatch.kind == "ray" and not hasattr(config, "workerinput")
 
 
 def run_remote_item(mlab_remote_result: Any) -> None:
@@ -128,12 +95,12 @@ class RayDispatch:
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         """Submits as the loop starts, not when collection ends: --fixtures, --co,
         --setup-plan and a collection error collect too, and run no trial."""
-        from pytest_mlab.plugin.selection import loop_runs_trials
+        from pytest_mlab.plugin.collection.selection import loop_runs_trials
 
         if not loop_runs_trials(session):
             return
-        from pytest_mlab.plugin.dispatch_ray import connect, submit_items
-        from pytest_mlab.plugin.ray_tally import watch_session
+        from pytest_mlab.plugin.dispatch.ray import connect, submit_items
+        from pytest_mlab.plugin.dispatch.ray_tally import watch_session
 
         connect(self.dispatch.address)
         self.trials = submit_items(self.config, session.items, self.dispatch.retries,
@@ -150,8 +117,8 @@ class RayDispatch:
         """The record of this item's trial, once the cluster has run it."""
         from pytest_mlab.core.errors import TrialFault
         from pytest_mlab.core.results import TrialResult
-        from pytest_mlab.plugin.dispatch_ray import HeldBack
-        from pytest_mlab.plugin.dispatch_remote import moved_record, unpack
+        from pytest_mlab.plugin.dispatch.ray import HeldBack
+        from pytest_mlab.plugin.dispatch.remote import moved_record, unpack
 
         trial = self.trials[request.node.nodeid]
         try:
@@ -175,7 +142,7 @@ class RayDispatch:
         return result
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        from pytest_mlab.plugin.dispatch_ray import shutdown
+        from pytest_mlab.plugin.dispatch.ray import shutdown
 
         self._stop_watch.set()
         for trial in self.trials.values():

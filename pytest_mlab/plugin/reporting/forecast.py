@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_mlab.core.text import plural
+from pytest_mlab.plugin.config.resolve import storage_dir
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.plugin.resolve import storage_dir
 
 if TYPE_CHECKING:
     from pytest_mlab.trial.spec import Overrides, TrialSpec
@@ -39,7 +39,7 @@ class Forecaster:
 
     @pytest.hookimpl(tryfirst=True)  # before Ray gets any trial
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from pytest_mlab.plugin.dispatch import dispatched
+        from pytest_mlab.plugin.config.dispatch_options import dispatched
 
         trials = [(item.nodeid, item.stash[TRIAL_KEY]) for item in session.items
                   if TRIAL_KEY in item.stash]
@@ -50,7 +50,7 @@ class Forecaster:
 
     @pytest.hookimpl(tryfirst=True, optionalhook=True)  # before xdist deals any trial
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        from pytest_mlab.plugin.selection import Selection
+        from pytest_mlab.plugin.collection.selection import Selection
 
         if self.done:
             return
@@ -74,7 +74,7 @@ class Forecaster:
             return []
         from pytest_mlab.analysis.forecast import Cell, forecast, history, refuses
         from pytest_mlab.analysis.forecast_history import read_history, run_paths, starter_floors
-        from pytest_mlab.plugin.forecast_setup import around_lines
+        from pytest_mlab.plugin.reporting.forecast_setup import around_lines
         from pytest_mlab.report.forecast import forecast_lines, refusal, reproduction_lines
 
         settings = self.config.stash[SETTINGS_KEY]
@@ -122,7 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker, nor in a Ray node's session (it runs one trial the controller forecast); and,
     under -n, the poller of the workers' set-up lines."""
     from pytest_mlab.core.run_files import RUN_ID_VARIABLE
-    from pytest_mlab.plugin.setup_phases import register
+    from pytest_mlab.plugin.reporting.setup_phases import register
 
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None or hasattr(config, "workerinput") or os.environ.get(RUN_ID_VARIABLE):

@@ -18,7 +18,7 @@ from pytest_mlab.report.forecast import setup_lines
 
 if TYPE_CHECKING:
     from pytest_mlab.core.task import TaskSpec
-    from pytest_mlab.plugin.settings import Settings
+    from pytest_mlab.plugin.config.settings import Settings
     from pytest_mlab.trial.spec import TrialSpec
 
 

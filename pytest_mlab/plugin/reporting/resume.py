@@ -16,9 +16,22 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_mlab.core.results import RunResults, TrialResult
-    from pytest_mlab.plugin.settings import Settings
+    from pytest_mlab.plugin.config.settings import Settings
 
 _SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst")
+
+
+def resumed_run_id(report_dir: Path, wanted: str) -> str:
+    """The run --mlab-resume names (a folder of ``report_dir`` with traces, or ``last``)."""
+    runs = sorted(p.name for p in report_dir.glob("*") if (p / "traces").is_dir())
+    if wanted == "last" and runs:
+        return runs[-1]
+    if wanted in runs:
+        return wanted
+    raise pytest.UsageError(
+        f"--mlab-resume: no run {wanted!r} with traces under {report_dir}"
+        + (f"; runs there: {', '.join(runs[-5:])}" if runs else "")
+    )
 
 
 def signature(config: pytest.Config, settings: Settings) -> dict[str, str]:

@@ -2,7 +2,7 @@
 agent in the trial's sandbox, answered through the trial's own LLM client.
 
 It listens on a Unix socket in a folder of its own, which only that trial's sandbox is
-shown (a loopback shim inside relays to it, see ``gateway_shim.py``). It answers its own
+shown (a loopback shim inside relays to it, see ``gateway/shim.py``). It answers its own
 endpoints to its own trial's token and nothing else; it never fetches a URL, so the only
 model it can reach is the one the client was configured with. Every call is counted,
 budgeted, cached or replayed by the client, whatever model name the agent asked for:
@@ -11,7 +11,7 @@ for, and a call that cannot fit is refused (429, and the trial's calls end). Cal
 answered one at a time, so two at once cannot both be given what is left.
 What an agent can make the harness hold is bounded: ``CONNECTIONS`` at once (each a
 thread; one more is answered 503 and closed at once), each request's size and time
-(``gateway_handler``).
+(``gateway/handler.py``).
 """
 
 from __future__ import annotations
@@ -31,16 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_mlab.llm import gateway_anthropic as anthropic
-from pytest_mlab.llm import gateway_openai as openai
 from pytest_mlab.llm.client import LLMClient
 from pytest_mlab.llm.errors import BudgetExceeded, LLMError, PromptTooLong
-from pytest_mlab.llm.gateway_handler import GatewayAnswer, make_handler
+from pytest_mlab.llm.gateway import anthropic, openai
+from pytest_mlab.llm.gateway.handler import GatewayAnswer, make_handler
 from pytest_mlab.llm.usage import Completion
 
 PORT = 4141
 """Where the shim listens, on the loopback of the sandbox's own network namespace."""
-SHIM = Path(__file__).with_name("gateway_shim.py")
+SHIM = Path(__file__).with_name("shim.py")
 
 
 CONNECTIONS = 8

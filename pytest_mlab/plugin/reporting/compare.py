@@ -15,7 +15,7 @@ from pytest_mlab.analysis.gate_suite import NormalisedDrop
 from pytest_mlab.analysis.groups import Group
 from pytest_mlab.analysis.saved_runs import SavedRunError, Storage, load
 from pytest_mlab.core.results import RunResults
-from pytest_mlab.plugin.resolve import storage_dir
+from pytest_mlab.plugin.config.resolve import storage_dir
 from pytest_mlab.plugin.warnings import MlabWarning
 from pytest_mlab.report.markdown import markdown
 from pytest_mlab.report.terminal import comparison_lines

@@ -12,10 +12,10 @@ from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.env.actions.options import SCRIPT_OUTPUTS
 from pytest_mlab.env.agent import ANSWER_PARSINGS, HISTORIES, LANGCHAIN_STYLES, LONG_PROMPTS
 from pytest_mlab.llm.cache import CACHE_MODES
-from pytest_mlab.plugin import parsers
-from pytest_mlab.plugin.dispatch import add_dispatch_options
-from pytest_mlab.plugin.gateway_options import add_gateway_options
-from pytest_mlab.plugin.settings import parse_data_key
+from pytest_mlab.plugin.config import parsers
+from pytest_mlab.plugin.config.dispatch_options import add_dispatch_options
+from pytest_mlab.plugin.config.gateway_options import add_gateway_options
+from pytest_mlab.plugin.config.settings import parse_data_key
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE
 from pytest_mlab.trial.spec import REFERENCES, REPRODUCE_CHOICES, RETENTIONS

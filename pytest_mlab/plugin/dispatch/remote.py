@@ -27,7 +27,7 @@ from pytest_mlab.core.run_files import RUN_ID_VARIABLE, RunFiles
 from pytest_mlab.core.safe_tar import extract
 from pytest_mlab.core.snapshots import ALTERNATES
 from pytest_mlab.llm.ledger import CostLedger
-from pytest_mlab.plugin.remote_scratch import scratch_folder
+from pytest_mlab.plugin.dispatch.remote_scratch import scratch_folder
 from pytest_mlab.trial.cpus import CORES_VARIABLE
 
 # What a trial leaves in its run folder (run_files.py); the session's summary files are

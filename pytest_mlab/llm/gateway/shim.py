@@ -9,7 +9,7 @@ the gateway marks the trial over (its LLM budget spent, the provider failed for 
 gives the command a few seconds to read its refusal and end on its own, then stops it: an
 agent that retries would otherwise keep trying until the time limit.
 
-Usage: python gateway_shim.py PORT SOCKET OVER_FILE -- COMMAND...
+Usage: python shim.py PORT SOCKET OVER_FILE -- COMMAND...
 """
 
 from __future__ import annotations

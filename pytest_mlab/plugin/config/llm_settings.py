@@ -14,8 +14,8 @@ from pytest_mlab.llm import LLMClient, LLMConfig, SamplingChoice
 from pytest_mlab.llm.cache import CACHE_MODES, CacheMode, ReplyCache
 from pytest_mlab.llm.ledger import CostLedger
 from pytest_mlab.llm.sampling import ROLES, Role
-from pytest_mlab.plugin import parsers
-from pytest_mlab.plugin.resolve import base_dir, resolve
+from pytest_mlab.plugin.config import parsers
+from pytest_mlab.plugin.config.resolve import base_dir, resolve
 
 T = TypeVar("T")
 

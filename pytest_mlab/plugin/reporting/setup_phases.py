@@ -4,7 +4,7 @@ each time (and each trial's scoring) kept for the forecast (core/phase_times.py)
 
 Without -n a line goes to the terminal at once, capture suspended. An xdist worker has no
 terminal: it appends the line to a file in the run's folder, which the controller polls
-and prints, as it does each step's progress (plugin/progress.py).
+and prints, as it does each step's progress (plugin/reporting/progress.py).
 """
 
 from __future__ import annotations

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_mlab.core.errors import InfrastructureError
-from pytest_mlab.plugin.dispatch_remote import (
+from pytest_mlab.plugin.dispatch.ray_tally import SessionTally, TallyLink
+from pytest_mlab.plugin.dispatch.remote import (
     RemoteJob,
     RemoteOutcome,
     node_name,
     passed_environ,
     run_job,
 )
-from pytest_mlab.plugin.ray_tally import SessionTally, TallyLink
 
 GIB = 1 << 30
 _NICENESS_VARIABLE = "RAY_worker_niceness"

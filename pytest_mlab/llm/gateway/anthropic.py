@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_mlab.llm.gateway_openai import BadRequest, ChatRequest, check_token_fields
+from pytest_mlab.llm.gateway.openai import BadRequest, ChatRequest, check_token_fields
 from pytest_mlab.llm.usage import Completion
 
 _SAMPLING = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",

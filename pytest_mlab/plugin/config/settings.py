@@ -20,9 +20,9 @@ from pytest_mlab.env.agent import (
     LONG_PROMPTS,
     AgentOptions,
 )
-from pytest_mlab.plugin import parsers
-from pytest_mlab.plugin.llm_settings import LLMSettings, resolve_llm_settings
-from pytest_mlab.plugin.resolve import base_dir, lines, resolve
+from pytest_mlab.plugin.config import parsers
+from pytest_mlab.plugin.config.llm_settings import LLMSettings, resolve_llm_settings
+from pytest_mlab.plugin.config.resolve import base_dir, lines, resolve
 from pytest_mlab.sandbox.isolation import CHOICES as ISOLATIONS
 from pytest_mlab.sandbox.isolation import DESCRIPTIONS, FIXES, best_available
 from pytest_mlab.sandbox.spec import SKELETON_IMAGE

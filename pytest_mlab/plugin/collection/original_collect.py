@@ -15,8 +15,8 @@ from pytest_mlab.core.overlay import Overlay, read_overlay
 from pytest_mlab.core.task import TaskSpec
 from pytest_mlab.env.task_env import task_interpreter
 from pytest_mlab.plugin.collect import TaskFile, TrialItem
+from pytest_mlab.plugin.collection.original_data import original_bundle
 from pytest_mlab.plugin.keys import SETTINGS_KEY, TRIAL_KEY
-from pytest_mlab.plugin.original_data import original_bundle
 from pytest_mlab.plugin.warnings import MlabWarning
 
 UNSOUND_MARK = pytest.mark.mlab_unsound_eval

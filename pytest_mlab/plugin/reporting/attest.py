@@ -46,8 +46,8 @@ class WeakSandbox(Exception):
 
 
 def allow_weak(config: pytest.Config) -> bool:
-    from pytest_mlab.plugin import parsers
-    from pytest_mlab.plugin.resolve import resolve
+    from pytest_mlab.plugin.config import parsers
+    from pytest_mlab.plugin.config.resolve import resolve
 
     allowed: bool = resolve(config, "mlab_allow_weak_sandbox", "MLAB_ALLOW_WEAK_SANDBOX",
                             parsers.switch, False)
@@ -83,8 +83,8 @@ def attested(config: pytest.Config) -> SessionAttestation:
 
 
 def _attests_at_start(config: pytest.Config) -> bool:
-    from pytest_mlab.plugin.dispatch import dispatched
-    from pytest_mlab.plugin.headers import session_holds
+    from pytest_mlab.plugin.config.dispatch_options import dispatched
+    from pytest_mlab.plugin.reporting.headers import session_holds
 
     option = config.option
     if option.collectonly or getattr(option, "showfixtures", False) or dispatched(config):
@@ -126,7 +126,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     """A trial runs only under an attested sandbox, and its record (made in its setup, by
     ``mlab_result``) gets the containment, whether the trial passed, failed or errored; a
     record from a Ray node has its own."""
-    from pytest_mlab.plugin.dispatch import dispatched
+    from pytest_mlab.plugin.config.dispatch_options import dispatched
 
     config = item.config
     chosen = None
@@ -145,7 +145,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    from pytest_mlab.plugin.headers import containment_lines
+    from pytest_mlab.plugin.reporting.headers import containment_lines
 
     chosen = config.stash.get(ATTESTATION_KEY, None)
     if chosen is None:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_mlab.plugin.collection.selection import loop_runs_trials
+from pytest_mlab.plugin.config.provider_keys import missing_keys
 from pytest_mlab.plugin.keys import SETTINGS_KEY
-from pytest_mlab.plugin.provider_keys import missing_keys
-from pytest_mlab.plugin.selection import loop_runs_trials
 
 if TYPE_CHECKING:
-    from pytest_mlab.plugin.llm_settings import LLMSettings
-    from pytest_mlab.plugin.selection import Selection
+    from pytest_mlab.plugin.collection.selection import Selection
+    from pytest_mlab.plugin.config.llm_settings import LLMSettings
     from pytest_mlab.trial.spec import TrialSpec
 
 _OPTIONS = {"main": "--llm", "fast": "--mlab-fast-llm", "edit": "--mlab-edit-llm"}
