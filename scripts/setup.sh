@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs: Debian packages (sandboxes, task data), then a
 # virtual environment with the plugin, the lite tasks' ML stack and the test tools, then
-# the external agents' environments. One line per stage; each stage's output (resolver
+# the external agents' environments (`bash scripts/setup.sh [system] [venv] [agents]`: the
+# stages named, all by default). One line per stage; each stage's output (resolver
 # warnings, debconf) goes to a log whose end is printed if the stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,13 @@ agent_venvs() {
   done
 }
 
-stage "system packages" system_packages 3>&2
-stage venv venv
-stage "agent venvs" agent_venvs 3>&2
+# Every stage by default; scripts/test.sh names them to run the agents' apart.
+if [ "$#" -eq 0 ]; then set -- system venv agents; fi
+for name in "$@"; do
+  case "$name" in
+    system) stage "system packages" system_packages 3>&2 ;;
+    venv) stage venv venv ;;
+    agents) stage "agent venvs" agent_venvs 3>&2 ;;
+    *) echo "setup: no stage $name (system, venv, agents)" >&2; exit 2 ;;
+  esac
+done

@@ -8,19 +8,27 @@ cd "$(dirname "$0")/.."
 source scripts/stage.sh
 step() { printf 'test: %s (%s)\n' "$1" "$(date +%T)"; }
 step setup
-bash scripts/setup.sh
+bash scripts/setup.sh system venv
+# The external agents' environments and the harness image wait mostly on downloads and
+# disk, lint and types on the CPU: all three at once.
+bash scripts/setup.sh agents &
+agents=$!
+# A Docker engine of our own for the docker sandbox tests (they skip without one).
+images=""
+if host=$(bash scripts/dockerd.sh start); then
+  export DOCKER_HOST="$host"
+  trap 'bash scripts/dockerd.sh stop' EXIT
+  # The harness image FROM a debootstrap base, no registry; tests/test_images.py uses it.
+  stage images bash scripts/build-images.sh &
+  images=$!
+fi
 step "lint, types, layers"
 .venv/bin/ruff check pytest_mlab agents tests conftest.py tasks
 .venv/bin/mypy pytest_mlab agents
 # The layers of ARCHITECTURE.md: no cycle, no upward import.
 .venv/bin/lint-imports
-# A Docker engine of our own for the docker sandbox tests (they skip without one).
-if host=$(bash scripts/dockerd.sh start); then
-  export DOCKER_HOST="$host"
-  trap 'bash scripts/dockerd.sh stop' EXIT
-  # The harness image FROM a debootstrap base, no registry; tests/test_images.py uses it.
-  stage images bash scripts/build-images.sh
-fi
+wait "$agents"
+if [ -n "$images" ]; then wait "$images"; fi
 step tests
 # The slowest 30 tests are named at the end, for the budget of issue 44.
 .venv/bin/pytest -n 2 --ignore=tests/benchmarks --durations=30

@@ -142,6 +142,16 @@ def test_another_library_version_or_scoring_path_makes_a_row_stale(
     assert len(stale) == 4
 
 
+def test_a_row_whose_validation_failed_is_validated_again(current_suite: Path) -> None:
+    """A failed validation writes its row with the new fingerprint, so that the table says
+    why; that row must not read as current, or --changed would never try the task again."""
+    rows = json.loads((current_suite / VALIDATION).read_text("utf-8"))
+    rows["titanic"]["problems"] = ["the starter has no valid score with seed 0: ..."]
+    (current_suite / VALIDATION).write_text(json.dumps(rows), encoding="utf-8")
+    assert stale_tasks(current_suite) == {
+        "titanic": "its last validation failed: the starter has no valid score with seed 0: ..."}
+
+
 def _validate_suite(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pytest_mlab", "validate-suite", *args],
                           capture_output=True, text=True, cwd=REPO, timeout=600)

@@ -92,7 +92,11 @@ def stale_reason(task: TaskSpec, row: dict[str, Any] | None) -> str:
     now = fingerprint_parts(task)
     moved = [f"{name} {kept.get(name, '-')} -> {value}" for name, value in sorted(now.items())
              if kept.get(name) != value]
-    return "changed: " + ", ".join(moved) if moved else ""
+    if moved:
+        return "changed: " + ", ".join(moved)
+    # A failed validation keeps its row (the table shows why), but proves nothing.
+    problems = row.get("problems") or []
+    return f"its last validation failed: {problems[0]}" if problems else ""
 
 
 def stale_tasks(suite: Path) -> dict[str, str]:

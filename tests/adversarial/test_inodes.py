@@ -96,6 +96,17 @@ def test_a_flood_of_files_is_stopped_at_the_trials_limit(
                                              "fewer.py")
 
 
+def test_a_flood_of_tmp_within_its_first_second_is_stopped(
+    world: tuple[Workspace, PreparedData], make_sandbox: SandboxFactory,
+) -> None:
+    """/tmp is counted only while a script runs: a script that floods it and ends within
+    a second was never looked at when the first check came after one second."""
+    limit = 2_000
+    env = _environment(world, make_sandbox, limit)
+    quick = FLOOD.format(folder="/tmp/flood", attempt=3 * limit) + "import time; time.sleep(0.5)\n"
+    _stopped(run_script(env, quick), limit)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("place", sorted(PLACES))
 def test_the_default_limit_stops_300000_files(

@@ -69,7 +69,9 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                "-p", "no:cacheprovider"]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True,
                           timeout=RUN_SECONDS, check=False)
-    (results,) = root.glob("reports/*/results.json")
+    found = list(root.glob("reports/*/results.json"))
+    assert len(found) == 1, (done.returncode, (done.stdout + done.stderr)[-3000:])
+    (results,) = found
     records = {r["task"]: r for r in json.loads(results.read_text())["results"]}
     return {"records": records, "output": done.stdout + done.stderr, "cache": cache,
             "bundle": bundle}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pytest_mlab.plugin.collection.original_collect import OriginalTaskFile
 
 PROBLEM_FILE = "research_problem.txt"
-DEFAULT_OVERLAYS = Path(__file__).resolve().parents[2] / "tasks" / "mlagentbench"
+DEFAULT_OVERLAYS = Path(__file__).resolve().parents[3] / "tasks" / "mlagentbench"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
