@@ -27,10 +27,6 @@ _CHUNK = 64 * 1024
 _DRAIN_SECONDS = 5.0
 CHECK_SECONDS = 1.0
 """How often a running program's limits (the disk quota) are checked."""
-FIRST_CHECK_SECONDS = CHECK_SECONDS / 16
-"""The first check comes sooner, and the gaps double up to ``CHECK_SECONDS``: a sandbox's
-/tmp is counted only while a script runs, so a script of one second could otherwise fill
-it with hundreds of thousands of files before it is ever looked at."""
 
 
 @dataclass
@@ -77,16 +73,13 @@ def wait_watching(
     done: Callable[[float], bool], timeout: float, check: Callable[[], str | None] | None
 ) -> tuple[bool, str | None]:
     """Wait until ``done(seconds)`` says the program ended, the timeout passed (True), or
-    ``check`` names a limit it broke (its sentence); ``check`` runs every second, sooner
-    at first."""
+    ``check`` names a limit it broke (its sentence); ``check`` runs every second."""
     deadline = time.monotonic() + timeout
-    gap = FIRST_CHECK_SECONDS
     while (left := deadline - time.monotonic()) > 0:
-        if done(min(left, gap)):
+        if done(min(left, CHECK_SECONDS)):
             return False, None
         if check is not None and (broken := check()) is not None:
             return False, broken
-        gap = min(2 * gap, CHECK_SECONDS)
     return True, None
 
 
