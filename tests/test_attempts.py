@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from statistics import fmean
 
 import pytest
 
 from pytest_mlab.analysis.attempts import (
     best_of_k,
+    best_of_ks,
     normalised,
     normalised_score,
     pass_at_k,
+    pass_at_ks,
     pass_hat_k,
+    pass_hat_ks,
 )
 
 
@@ -89,6 +93,40 @@ def test_best_of_k_refuses_what_has_no_order() -> None:
         best_of_k([0.1, math.nan], 1)
     with pytest.raises(ValueError, match="expected k >= 1"):
         best_of_k([0.1], 0)
+
+
+@pytest.mark.parametrize("trials", [0, 1, 2, 5, 12, 200])
+def test_every_k_at_once_is_each_k_alone(trials: int) -> None:
+    for passed in sorted({0, 1 if trials else 0, trials // 3, trials}):
+        ks = range(1, trials + 1)
+        # The same binomials, made one from the next: the same numbers to the last bit.
+        assert pass_at_ks(passed, trials) == {k: pass_at_k(passed, trials, k) for k in ks}
+        assert pass_hat_ks(passed, trials) == {k: pass_hat_k(passed, trials, k) for k in ks}
+    values = [math.sin(n) for n in range(trials)]
+    found = best_of_ks(values)
+    assert list(found) == list(range(1, trials + 1))
+    for k, value in found.items():
+        assert value == pytest.approx(best_of_k(values, k), rel=1e-12, abs=1e-15)
+
+
+def test_every_k_of_two_thousand_trials_takes_moments() -> None:
+    # Each k's binomials made apart took 44 s for best-of-k of 2,000 trials.
+    start = time.perf_counter()
+    pass_at_ks(700, 2000)
+    pass_hat_ks(700, 2000)
+    found = best_of_ks([math.sin(n) for n in range(2000)])
+    assert time.perf_counter() - start < 5.0
+    assert found[1] == pytest.approx(fmean(math.sin(n) for n in range(2000)))
+    assert found[2000] == pytest.approx(max(math.sin(n) for n in range(2000)))
+
+
+def test_every_k_at_once_refuses_what_best_of_k_refuses() -> None:
+    with pytest.raises(ValueError, match="expected finite values"):
+        best_of_ks([0.1, math.inf])
+    with pytest.raises(ValueError, match="expected"):
+        pass_at_ks(3, 2)
+    with pytest.raises(ValueError, match="expected"):
+        pass_hat_ks(-1, 2)
 
 
 def test_normalised_score_in_both_directions() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
 from pytest_mlab.report import format as fmt
+from pytest_mlab.report import model as report_model
 from pytest_mlab.report.html import render
 from pytest_mlab.report.model import build_report
 
@@ -181,3 +182,18 @@ def test_at_1400_px_the_page_never_scrolls_sideways_and_no_chart_text_is_cut(
     shot = tmp_path / "wide.png"
     done = _chromium(tmp_path, page, f"--screenshot={shot}", "--window-size=1400,2000")
     assert done.returncode == 0 and _png_size(shot) == (1400, 2000)
+
+
+def test_a_report_past_its_budget_counts_its_listed_trials_in_its_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(report_model, "DETAIL_BUDGET", 1)
+    page = _wide_run(tmp_path)
+    dom = _chromium(tmp_path, page, "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert _console(dom.stderr) == []
+    assert 'data-mlab-ready="yes"' in dom.stdout and 'data-mlab-errors="' not in dom.stdout
+    trials = 3 * len(LITE)
+    assert f"1 of the {trials} trials are shown in full" in dom.stdout
+    assert dom.stdout.count('class="trial-row"') == trials - 1
+    assert f"{trials} of {trials} trials shown" in dom.stdout

@@ -8,7 +8,8 @@ Yao et al. 2024 for pass^k). None where k exceeds the trials there are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
 from math import comb, fsum, isfinite
 from typing import Literal
 
@@ -51,6 +52,49 @@ def best_of_k(values: Sequence[float], k: int) -> float | None:
     ordered = sorted(values)
     total = comb(len(ordered), k)
     return fsum(value * (comb(rank, k - 1) / total) for rank, value in enumerate(ordered))
+
+
+def _combs(n: int) -> Iterator[int]:
+    """C(n, k) for k = 1 .. n, each made exactly from the one before."""
+    value = 1
+    for k in range(1, n + 1):
+        value = value * (n - k + 1) // k
+        yield value
+
+
+def pass_at_ks(passed: int, trials: int) -> dict[int, float]:
+    """``pass_at_k`` for k = 1 .. trials, the same numbers in O(n) steps: each binomial
+    from the one before, where a binomial of its own for each k takes O(n^2) in all."""
+    _checked(passed, trials, 1)
+    without = chain(_combs(trials - passed), repeat(0))
+    return {k: (total - next(without)) / total for k, total in enumerate(_combs(trials), 1)}
+
+
+def pass_hat_ks(passed: int, trials: int) -> dict[int, float]:
+    """``pass_hat_k`` for k = 1 .. trials, as ``pass_at_ks``."""
+    _checked(passed, trials, 1)
+    chosen = chain(_combs(passed), repeat(0))
+    return {k: next(chosen) / total for k, total in enumerate(_combs(trials), 1)}
+
+
+def best_of_ks(values: Sequence[float]) -> dict[int, float]:
+    """``best_of_k`` for k = 1 .. n, in O(n) products of floats per k, where ``best_of_k``
+    of each k takes n binomials of up to n bits (1,000 trials: milliseconds, not seconds).
+    The i-th smallest value's weight (from 1), C(i - 1, k - 1) / C(n, k), is 1 / n at
+    k = 1, and each k's is the one before's times (i - k) / k * (k + 1) / (n - k)."""
+    import numpy as np
+
+    if not all(isfinite(value) for value in values):
+        raise ValueError(f"expected finite values, got {list(values)}")
+    n = len(values)
+    ordered = np.sort(np.asarray(values, dtype=float))
+    ranks = np.arange(1, n + 1, dtype=float)
+    weights = np.full(n, 1 / max(n, 1))
+    found: dict[int, float] = {}
+    for k in range(1, n + 1):
+        found[k] = float(ordered @ weights)
+        weights *= (ranks - k) / k * ((k + 1) / (n - k) if k < n else 0.0)
+    return found
 
 
 def normalised_score(score: float, baseline: float, reference: float) -> float | None:

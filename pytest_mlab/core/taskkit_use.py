@@ -7,6 +7,7 @@ loads must not make its data or its recorded baseline stale.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -22,10 +23,19 @@ def _every_module() -> set[str]:
 def _imported(source: str) -> set[str]:
     """The taskkit modules one file imports (all of them where the file cannot be read as
     Python, or imports the package as a whole)."""
+    named = _named(source)
+    return _every_module() if named is None else set(named)
+
+
+# A task's hash is asked for several times a trial; parsing its files and the helpers
+# they import is most of that, and the answer follows from the text alone.
+@functools.lru_cache(maxsize=128)
+def _named(source: str) -> frozenset[str] | None:
+    """The taskkit modules ``source`` names; None: every one."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return _every_module()
+        return None
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -35,15 +45,15 @@ def _imported(source: str) -> set[str]:
             elif node.module.startswith(_PACKAGE + "."):
                 found.add(node.module.split(".")[2])
             elif node.module == "pytest_mlab" and "taskkit" in names:
-                return _every_module()
+                return None
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == _PACKAGE:
-                    return _every_module()
+                    return None
                 if alias.name.startswith(_PACKAGE + "."):
                     found.add(alias.name.split(".")[2])
     # The package's __init__ runs before any of its modules.
-    return found | {"__init__"} if found else found
+    return frozenset(found | {"__init__"} if found else found)
 
 
 def taskkit_files(sources: Iterable[Path], modules: Iterable[str] = ()) -> list[Path]:

@@ -253,7 +253,7 @@ def mlab_result(
     mlab_data: PreparedData, mlab_baseline: Baseline | None,
     mlab_reference: Reference | None, mlab_workspace: Workspace, mlab_sandbox: Sandbox,
     mlab_agent: Agent, mlab_llm: LLMClient | None,
-    mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...],
+    mlab_gpu: tuple[str, ...], mlab_cpus: tuple[int, ...], mlab_warm_scorers: None,
 ) -> TrialResult:
     """Run the trial and judge it; the test body only passes or fails on this record."""
     settings, task = mlab_settings, mlab_trial_spec.task

@@ -1,7 +1,9 @@
 """The plugin's entry point: options, session set-up, the run header and collection.
 
-Kept light: everything a trial needs is imported when the session is configured, and
-the task model (pydantic) only when a task.toml is collected.
+Kept light: everything a trial needs is imported when the session is configured (without
+-n, or on a worker), and no LLM library, dataframe or ML stack until a trial needs it
+(tests/test_startup_imports.py). pydantic is imported on load: the options' defaults come
+from modules of its records (the gate's, through the containment record).
 """
 
 from __future__ import annotations
@@ -196,9 +198,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[AGENTS_KEY] = _agents(settings, {t.agent for ts in named.values() for t in ts})
     # The controller of -n runs no trial, so it never imports the trial machinery.
     if workerinput is not None or getattr(config.option, "dist", "no") == "no":
-        from pytest_mlab.plugin import fixtures, gateway, scale_fixtures
+        from pytest_mlab.plugin import fixtures, gateway, scale_fixtures, warm_scoring
 
-        for module in (fixtures, scale_fixtures, gateway):
+        for module in (fixtures, scale_fixtures, gateway, warm_scoring):
             config.pluginmanager.register(module, f"mlab-{module.__name__.rsplit('.')[-1]}")
     _register_records(config, settings.retry_errors)
     configure_dispatch(config, workerinput is not None)

@@ -48,10 +48,10 @@ def render(model: ReportModel) -> str:
         # The SVG builders escape every text they take from results.
         "success": Markup(chart(success_figure(model.rows))),
         "improvement": Markup(chart(improvement_figure(
-            model.rows, thresholds_of(t.result for t in model.trials)))),
+            model.rows, thresholds_of(model.results())))),
     }
     template = _environment().get_template("report.html.j2")
-    recorded = [t.result.containment for t in model.trials]
+    recorded = [r.containment for r in model.results()]
     return template.render(model=model, charts=charts, columns=columns("html", model.rows),
                            containments=distinct(recorded), described=describe_run(recorded))
 

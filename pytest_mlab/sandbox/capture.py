@@ -64,6 +64,34 @@ def _pump(pipe: IO[bytes], stream: Stream) -> None:
             stream.add(chunk)
 
 
+@dataclass
+class Readers:
+    """Threads reading a child's stdout and stderr into a ``Stream`` each."""
+
+    pipes: tuple[IO[bytes], IO[bytes]]
+    streams: tuple[Stream, Stream]
+    threads: list[threading.Thread]
+
+    @classmethod
+    def start(cls, stdout: IO[bytes], stderr: IO[bytes]) -> Readers:
+        streams = (Stream(bytearray(), deque()), Stream(bytearray(), deque()))
+        threads = [threading.Thread(target=_pump, args=(pipe, stream), daemon=True)
+                   for pipe, stream in zip((stdout, stderr), streams, strict=True)]
+        for thread in threads:
+            thread.start()
+        return cls((stdout, stderr), streams, threads)
+
+    def finish(self) -> tuple[str, str]:
+        """The text of both streams, once the pipes close (or a while after the kill)."""
+        for thread in self.threads:
+            thread.join(_DRAIN_SECONDS)
+        # A grandchild that left the group may still hold the pipes: stop reading anyway.
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.close()
+        return self.streams[0].text(), self.streams[1].text()
+
+
 def kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -106,13 +134,8 @@ def run_captured(
     except OSError as exc:
         raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
     assert proc.stdout is not None and proc.stderr is not None
-    streams = (Stream(bytearray(), deque()), Stream(bytearray(), deque()))
-    readers = [
-        threading.Thread(target=_pump, args=(pipe, stream), daemon=True)
-        for pipe, stream in zip((proc.stdout, proc.stderr), streams, strict=True)
-    ]
-    for reader in readers:
-        reader.start()
+    readers = Readers.start(proc.stdout, proc.stderr)
+
     def done(seconds: float) -> bool:
         try:
             proc.wait(timeout=seconds)
@@ -127,13 +150,8 @@ def run_captured(
         if kill is not None:
             kill()
         returncode = proc.wait()
-    for reader in readers:
-        reader.join(_DRAIN_SECONDS)
-    # A grandchild that left the group may still hold the pipes: stop reading anyway.
-    for pipe in (proc.stdout, proc.stderr):
-        with contextlib.suppress(OSError):
-            pipe.close()
+    stdout, stderr = readers.finish()
     return ExecResult(
-        stdout=streams[0].text(), stderr=streams[1].text(), returncode=returncode,
+        stdout=stdout, stderr=stderr, returncode=returncode,
         seconds=time.monotonic() - started, timed_out=timed_out, stopped_by=stopped_by,
     )

@@ -20,13 +20,21 @@ def sandbox_kinds() -> list[str]:
     return sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 
+_LOADED: dict[str, SandboxClass] = {}
+"""Classes found already: reading every installed distribution's entry points takes
+milliseconds, and a trial makes its sandbox through here."""
+
+
 def load_sandbox(kind: str) -> SandboxClass:
     """The sandbox class registered as ``kind``."""
+    if (known := _LOADED.get(kind)) is not None:
+        return known
     matches = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == kind]
     if not matches:
         raise UnknownSandbox(f"unknown sandbox {kind!r}; choose one of: "
                              f"{', '.join(sandbox_kinds())}")
     loaded: SandboxClass = matches[0].load()
+    _LOADED[kind] = loaded
     return loaded
 
 

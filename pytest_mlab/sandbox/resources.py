@@ -111,7 +111,9 @@ class DiskQuota:
     for ``PAUSE_FACTOR * t``, so that a workspace of millions of files costs the harness
     at most a fifth of a core, unless its file system's own counts (one statvfs) have
     grown since by more than the limits left: then it is repeated after ``t`` (half a
-    core at most, while the file system grows that fast).
+    core at most, while the file system grows that fast). A workspace found over its
+    quota is walked again before that is said: the script that deletes files to get
+    under it must not be stopped on an old count.
     """
 
     PAUSE_FACTOR = 4.0
@@ -132,12 +134,19 @@ class DiskQuota:
     def __call__(self) -> str | None:
         began = time.monotonic()
         tmp = self._tmp() if self._tmp is not None else 0
-        if began >= self._next or (began >= self._soonest and self._may_have_passed(tmp)):
+        due = began >= self._next or (began >= self._soonest and self._may_have_passed(tmp))
+        if due or self._over_workspace_limits():
             self._measure()
             took = time.monotonic() - began
             self._soonest = began + 2 * took
             self._next = began + took * (1 + self.PAUSE_FACTOR)
         return self._verdict(tmp)
+
+    def _over_workspace_limits(self) -> bool:
+        """Whether the last walk found the workspace over a limit on its own (or could
+        not measure it)."""
+        return (self._unmeasured is not None or self._grown.bytes > self.limit
+                or self._grown.files > self.files)
 
     def _may_have_passed(self, tmp: int) -> bool:
         """Whether the file system gained more since the last walk than the limits left

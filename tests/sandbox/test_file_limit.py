@@ -185,3 +185,14 @@ def test_a_bad_file_limit_is_one_sentence_naming_the_key(
     with pytest.raises(TaskFormatError) as raised:
         load_task(manifest)
     assert str(raised.value) == f"{manifest}: key 'resources.files': {error}"
+
+
+def test_a_workspace_over_its_quota_is_walked_again_before_it_is_said(tmp_path: Path) -> None:
+    quota = Patient(tmp_path, 1 << 20, files=1000)
+    assert quota() is None
+    (tmp_path / "big").write_bytes(b"1" * (2 << 20))
+    assert quota() is not None
+    (tmp_path / "big").unlink()
+    # The pause after that walk has ages to run, but an old count must not stop the
+    # script that cleaned up.
+    assert quota() is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -248,6 +249,8 @@ def submit_items(config: Any, items: list[Any], retries: int,
 
 
 def shutdown() -> None:
-    import ray
-
-    ray.shutdown()
+    """Leave the cluster, if the session joined one (a session that submitted nothing never
+    imported Ray, and does not pay to import it here)."""
+    ray = sys.modules.get("ray")
+    if ray is not None:
+        ray.shutdown()

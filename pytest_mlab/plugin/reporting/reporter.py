@@ -73,11 +73,7 @@ class Reporter:
         # Imported here: runs without trials never write or render a run.
         from pytest_mlab.analysis.summary import summarise
         from pytest_mlab.core.results import RunResults
-        from pytest_mlab.core.trial_seconds import update_history
         from pytest_mlab.plugin.reporting.resume import merged
-        from pytest_mlab.report.html import write_report
-        from pytest_mlab.report.model import build_report
-        from pytest_mlab.trial.baseline import record_baselines
 
         settings = self.config.stash[SETTINGS_KEY]
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
@@ -88,6 +84,13 @@ class Reporter:
         run.write(files.results)
         if self.node_session:
             return
+        # Below a Ray node's return: each of its trials is a process of its own, and would
+        # pay for jinja2 and the report model it never renders.
+        from pytest_mlab.core.trial_seconds import update_history
+        from pytest_mlab.report.html import write_report
+        from pytest_mlab.report.model import build_report
+        from pytest_mlab.trial.baseline import record_baselines
+
         update_history(settings.cache_dir, self.results)
         comparison = self.config.hook.pytest_mlab_run_written(session=session, run=run)
         self.report = build_report(run, files.root, comparison,

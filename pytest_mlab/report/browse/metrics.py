@@ -14,7 +14,7 @@ from pytest_mlab.analysis.summary import agent_summaries, group_summary
 from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.results import RunResults, TrialResult
 from pytest_mlab.core.summary import GroupSummary
-from pytest_mlab.report.rows import rows_of
+from pytest_mlab.report.rows import Row, rows_of
 
 MAX_K = 50
 """pass@k and its kin are sent for k = 1 .. min(trials, MAX_K), and for k = n always."""
@@ -51,11 +51,13 @@ def attempts(summary: GroupSummary) -> list[dict[str, Any]]:
     ]
 
 
-def figures(results: Sequence[TrialResult]) -> dict[str, Any]:
-    """What one group's trials add up to; errors and skips count apart from the rate.
-    ``k`` is the terminal's default k: every trial that ran."""
-    (row,) = rows_of(results)
-    summary = group_summary(results)
+def figures(results: Sequence[TrialResult], summary: GroupSummary | None = None,
+            row: Row | None = None) -> dict[str, Any]:
+    """What one group's trials add up to (``summary`` and ``row``: their ``group_summary``
+    and ``rows_of``, where made already); errors and skips count apart from the rate. ``k``
+    is the terminal's default k: every trial that ran."""
+    row = row or rows_of(results)[0]
+    summary = summary or group_summary(results)
     return {
         **rate(results), "k": row.pass_k,
         "mean_improvement": row.mean_improvement,
@@ -83,15 +85,28 @@ def trial_row(index: int, result: TrialResult) -> dict[str, Any]:
     }
 
 
-def group_table(run: RunResults) -> list[dict[str, Any]]:
-    """Every task x agent x llm of the run with its figures."""
+def group_table(run: RunResults, summaries: Sequence[GroupSummary] | None = None,
+                rows: Sequence[Row] = ()) -> list[dict[str, Any]]:
+    """Every task x agent x llm of the run with its figures; ``summaries`` (each group's
+    ``group_summary``, in ``by_group``'s order) and ``rows`` (the run's ``rows_of``): where
+    made already."""
+    groups = by_group(run.results)
+    made = summaries or [group_summary(members) for members in groups.values()]
+    row = {(r.task, r.agent, r.llm): r for r in rows}
     return [
-        {"task": group.task, "agent": group.agent, "llm": group.llm, **figures(members)}
-        for group, members in by_group(run.results).items()
+        {"task": group.task, "agent": group.agent, "llm": group.llm,
+         **figures(members, summary, row.get((group.task, group.agent, group.llm)))}
+        for (group, members), summary in zip(groups.items(), made, strict=True)
     ]
 
 
-def agent_table(run: RunResults) -> list[dict[str, Any]]:
+def agent_table(summaries: Sequence[GroupSummary]) -> list[dict[str, Any]]:
     """Per agent x llm, the mean normalised score over the suite (each task weighs the same)."""
-    groups = [group_summary(members) for members in by_group(run.results).values()]
-    return [summary.model_dump() for summary in agent_summaries(groups)]
+    return [summary.model_dump() for summary in agent_summaries(summaries)]
+
+
+def run_tables(run: RunResults, rows: Sequence[Row] = ()) -> dict[str, Any]:
+    """The run's group and agent tables, each group summed up once for both; ``rows``: the
+    run's ``rows_of``, where made already."""
+    summaries = [group_summary(members) for members in by_group(run.results).values()]
+    return {"groups": group_table(run, summaries, rows), "agents": agent_table(summaries)}

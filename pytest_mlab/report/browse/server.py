@@ -20,13 +20,15 @@ from urllib.parse import parse_qs, urlsplit
 from pytest_mlab.analysis.saved_runs import DEFAULT_STORAGE
 from pytest_mlab.core.results import RunResults
 from pytest_mlab.report.browse.call_pages import calls_page, whole_call
-from pytest_mlab.report.browse.charts import SVG_TYPE, run_chart
+from pytest_mlab.report.browse.charts import CHARTS, SVG_TYPE, run_chart
 from pytest_mlab.report.browse.compare import comparison
 from pytest_mlab.report.browse.live import live_update
-from pytest_mlab.report.browse.metrics import agent_table, group_table, trial_row
-from pytest_mlab.report.browse.runs import RunIndex, containment, inside, run_table
+from pytest_mlab.report.browse.metrics import trial_row
+from pytest_mlab.report.browse.run_cache import RunCache, run_facts
+from pytest_mlab.report.browse.runs import RunIndex, inside, run_table
 from pytest_mlab.report.browse.trace_pages import step_range
 from pytest_mlab.report.browse.trial import calls_log, trial_detail, trial_files
+from pytest_mlab.report.rows import Row, rows_of
 
 LOOPBACK = "127.0.0.1"
 STATIC = Path(__file__).parent / "static"
@@ -92,6 +94,7 @@ class Api:
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
+        self.cache = RunCache()
         self.routes: dict[str, Callable[[Query], dict[str, Any]]] = {
             "/api/runs": lambda _: run_table(self.index), "/api/run": self.run,
             "/api/compare": self.compare, "/api/trial": self.trial, "/api/steps": self.steps,
@@ -116,6 +119,10 @@ class Api:
                              HTTPStatus.NOT_FOUND)
         return entry, run, index
 
+    def _rows(self, key: str, run: RunResults) -> list[Row]:
+        """The run's ``rows_of``: its page's figures and its charts are made from them."""
+        return self.cache.made(key, run, "rows", lambda r: rows_of(r.results))
+
     def run(self, query: Query) -> dict[str, Any]:
         """A page of the run's trials (only those of ``outcome`` and ``ended_by`` where
         asked), with the run's groups and agents."""
@@ -124,20 +131,23 @@ class Api:
         wanted = {name: query[name][0] for name in ("outcome", "ended_by") if query.get(name)}
         chosen = [(i, r) for i, r in enumerate(run.results)
                   if all(getattr(r, name) == value for name, value in wanted.items())]
-        rows = [trial_row(i, r) for i, r in chosen[offset:offset + PAGE]]
-        return {"key": entry.key, "info": run.run.model_dump(mode="json"),
-                "groups": group_table(run), "agents": agent_table(run), "trials": rows,
-                "containment": containment(run.results),
-                "outcomes": sorted({r.outcome for r in run.results}),
-                "ended_by": sorted({r.ended_by for r in run.results}),
+        rows = self._rows(entry.key, run)
+        facts = self.cache.made(entry.key, run, "facts", lambda r: run_facts(r, rows))
+        trials = [trial_row(i, r) for i, r in chosen[offset:offset + PAGE]]
+        return {"key": entry.key, "info": run.run.model_dump(mode="json"), **facts,
+                "trials": trials,
                 "offset": offset, "total": len(chosen), "all": len(run.results), "page": PAGE}
 
     def chart(self, query: Query) -> str:
         """The run's chart ``name`` (success or improvement), an SVG document."""
-        _, run = self._run(_one(query, "run"))
-        drawn = run_chart(run, _one(query, "name"))
-        if drawn is None:
+        entry, run = self._run(_one(query, "run"))
+        name = _one(query, "name")
+        if name not in CHARTS:
             raise BadRequest("the charts are 'success' and 'improvement'", HTTPStatus.NOT_FOUND)
+        rows = self._rows(entry.key, run)
+        drawn = self.cache.made(entry.key, run, f"chart {name}",
+                                lambda r: run_chart(r, name, rows))
+        assert drawn is not None
         return drawn
 
     def compare(self, query: Query) -> dict[str, Any]:

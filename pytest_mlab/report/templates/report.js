@@ -5,7 +5,8 @@
     root.setAttribute("data-mlab-errors", (root.getAttribute("data-mlab-errors") || "") +
       event.message + "; ");
   });
-  var trials = Array.prototype.slice.call(document.querySelectorAll("details.trial"));
+  // Trials shown in full, then those listed by their record alone (a large run's).
+  var trials = Array.prototype.slice.call(document.querySelectorAll("details.trial, tr.trial-row"));
   var shown = document.getElementById("shown");
   var buttons = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
 
@@ -23,7 +24,9 @@
   }
 
   function setOpen(open) {
-    trials.forEach(function (trial) { if (!trial.hidden) { trial.open = open; } });
+    trials.forEach(function (trial) {
+      if (!trial.hidden && trial.tagName === "DETAILS") { trial.open = open; }
+    });
   }
 
   function sortKey(cell) {
@@ -62,6 +65,10 @@
   if (location.hash) {
     var target = document.getElementById(location.hash.slice(1));
     if (target && target.tagName === "DETAILS") { target.open = true; }
+    if (target && target.tagName === "TR") {
+      target.closest("details").open = true;
+      target.scrollIntoView();
+    }
   }
   filter("all");
   root.setAttribute("data-mlab-ready", "yes");
