@@ -186,3 +186,19 @@ def test_a_task_whose_trials_all_errored_says_so_in_both_charts_not_no_data() ->
         assert [r.findtext(f"{SVG}title") for r in errored] == [
             "crashes, react: all 3 trials errored"]
         assert any("trials errored" in text for text in texts)  # the legend names the mark
+
+
+def test_a_chart_with_no_bar_draws_no_value_axis() -> None:
+    """A range no trial measured (0 to 125%, say) would read as data: without a bar there
+    are no ticks, no zero line and no threshold, only what the chart has to say."""
+    errored = Figure("improvement", "Improvement", "improvement", ("a",), ("x",), {},
+                     marks={"a": (0.1,)}, errors={("a", "x"): Errored(3, 3)})
+    for figure in (errored, HOSTILE["no data"]):
+        root = parse(chart(figure))
+        texts = [box.text for box in text_boxes(root)]
+        assert not any(text.endswith("%") for text in texts), texts
+        assert not [p for p in root.iter(f"{SVG}path") if "threshold" in
+                    (p.findtext(f"{SVG}title") or "")]
+    assert "all 3 trials errored" in [b.text for b in text_boxes(parse(chart(errored)))]
+    drawn = [b.text for b in text_boxes(parse(chart(_figure(["a"], ["x"]))))]
+    assert any(text.endswith("%") for text in drawn), drawn  # with a bar, the axis is there

@@ -3,6 +3,7 @@
     <report dir>/<run id>/
         results.json, report.html      written by the controller at the end
         llm-spend.log                  the session's LLM spending, one line per call
+        session.json                   the session writing the run (core/session_owner.py)
         traces/<trial>.jsonl           each trial's steps
         traces/<trial>.calls.jsonl     each of its model calls, whole (llm/call_log.py)
         traces/<trial>.result.json     a judged trial's record, so a resumed run skips it
@@ -110,6 +111,11 @@ class RunFiles:
     @property
     def spend_ledger(self) -> Path:
         return self.root / "llm-spend.log"
+
+    @property
+    def owner(self) -> Path:
+        """The session writing the run, as its first trial starts: a killed one leaves it."""
+        return self.root / "session.json"
 
     @property
     def traces(self) -> Path:

@@ -133,7 +133,7 @@ def _group(figure: Figure, box: Layout, scale: Scale, g: int) -> list[str]:
                          f'fill="none"/>')
         parts += [f'<circle cx="{centre:.1f}" cy="{box.y(scale, p):.1f}" r="3" fill="#fff" '
                   f'stroke="#222"/>' for p in bar.points]
-    for mark in figure.marks.get(group, ()):
+    for mark in figure.marks.get(group, ()) if figure.bars else ():
         y = box.y(scale, mark)
         end = first + len(figure.series) * BAR + 4
         parts.append(f'<path d="M{first - 4:.1f} {y:.1f}H{end:.1f}" {THRESHOLD}>'
@@ -150,12 +150,15 @@ def chart(figure: Figure, *, standalone: bool = False) -> str:
     task's threshold; the value axis is symmetric-log where one value dwarfs the rest."""
     scale = scale_of(figure)
     box = layout(figure, scale)
-    parts = [_open(box.width, box.height, figure.title, standalone), *_heading(box),
-             *_axis(box, scale, axis_title(figure, scale))]
+    parts = [_open(box.width, box.height, figure.title, standalone), *_heading(box)]
+    # Without a bar, an axis would only draw a range that nothing measured.
+    if figure.bars:
+        parts += _axis(box, scale, axis_title(figure, scale))
     for g in range(len(figure.groups)):
         parts += _group(figure, box, scale, g)
-    zero = box.y(scale, min(max(0.0, scale.low), scale.high))
-    parts.append(f'<path d="M{box.left:.1f} {zero:.1f}H{box.right:.1f}" stroke="#222"/>')
+    if figure.bars:
+        zero = box.y(scale, min(max(0.0, scale.low), scale.high))
+        parts.append(f'<path d="M{box.left:.1f} {zero:.1f}H{box.right:.1f}" stroke="#222"/>')
     if not figure.bars and not figure.errors:
         parts.append(_text((box.left + box.right) / 2, box.top + box.plot_height / 2, "no data",
                            anchor="middle"))

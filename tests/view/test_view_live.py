@@ -4,6 +4,7 @@ written. Over the files of a real run too."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from view_live import LiveRun
 from view_runs import two_runs
 
 from pytest_mlab.core.run_files import RunFiles
-from pytest_mlab.report.browse.live import is_live, live_update
+from pytest_mlab.report.browse.live import is_live, live_update, run_state
 from pytest_mlab.report.browse.runs import RunIndex, run_table
 from pytest_mlab.report.browse.server import Api
 
@@ -82,7 +83,9 @@ def test_the_files_of_a_real_run_under_way(
     for result in RunFiles(folder).traces.glob("*.result.json"):
         result.unlink()
     (row,) = run_table(RunIndex([pytester.path / "runs"]))["runs"]
-    assert row["live"] and row["folder"] == folder.name
+    # session.json names the session that wrote the run: this process, still alive.
+    assert json.loads(RunFiles(folder).owner.read_text())["pid"] == os.getpid()
+    assert row["live"] and row["state"] == "running" and row["folder"] == folder.name
     state = live_update(folder, "")
     (trial,) = state["trials"]
     assert state["live"] and not trial["done"]
@@ -98,3 +101,39 @@ def test_a_progress_file_linked_from_outside_the_run_is_not_read(tmp_path: Path)
     live.progress[1].path.symlink_to(outside)
     state = live_update(live.files.root, "")
     assert [t["trial"] for t in state["trials"]] == ["house-price[react-0]"]
+
+
+def test_a_run_whose_session_was_killed_is_stopped_not_running(tmp_path: Path) -> None:
+    live = LiveRun(tmp_path)
+    live.own()
+    live.step(0, 2)
+    live.step(1, 1)
+    live.judge(0)
+    api = Api(RunIndex([tmp_path]))
+    (row,) = run_table(api.index)["runs"]
+    assert (row["live"], row["state"]) == (True, "running")
+    first = api.routes["/api/live"]({"run": [row["key"]]})
+
+    live.kill_owner()  # no file of the trials changes: only its session is gone
+    assert run_state(live.files.root) == "stopped" and not is_live(live.files.root)
+    after = api.routes["/api/live"]({"run": [row["key"]], "since": [first["token"]]})
+    assert not after["unchanged"] and (after["live"], after["state"]) == (False, "stopped")
+    (row,) = run_table(api.index)["runs"]
+    assert (row["live"], row["state"], row["complete"]) == (False, "stopped", False)
+    page = api.routes["/api/run"]({"run": [row["key"]]})
+    assert page["state"] == "stopped" and [t["outcome"] for t in page["trials"]] == ["passed"]
+
+    live.finish()  # a resume that finished the run: results.json has it all
+    (row,) = run_table(api.index)["runs"]
+    assert (row["live"], row["state"]) == (False, None)
+
+
+def test_a_session_record_of_another_machine_or_unreadable_never_says_stopped(
+    tmp_path: Path
+) -> None:
+    live = LiveRun(tmp_path)
+    live.step(0, 1)
+    assert run_state(live.files.root) == "running"  # no session.json: an older run
+    for text in ('{"host": "elsewhere", "pid": 1, "start": 0}', "{", '{"host": 3}'):
+        live.files.owner.write_text(text)
+        assert run_state(live.files.root) == "running", text

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from view_browser import CHROMIUM, Browser
+from view_browser import CHROMIUM, NARROW, WIDE, Browse, Browser
 from view_live import LiveRun
 from view_runs import two_runs
 
@@ -72,3 +72,42 @@ def test_a_run_under_way_updates_without_a_reload_and_stops_asking_when_done(
     asked = len([u for u in b.requests if "/api/live" in u])
     time.sleep(3 * LIVE_POLL_SECONDS)
     assert len([u for u in b.requests if "/api/live" in u]) == asked
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["1400", "390"])
+def test_a_run_whose_session_was_killed_reads_stopped_where_it_read_running(
+    tmp_path: Path, browse: Browse, size: tuple[int, int],
+) -> None:
+    live = LiveRun(tmp_path)
+    live.own()
+    live.step(0, 1)
+    b = browse(tmp_path, size)
+    page = b.page
+    page.goto(b.url)
+    b.ready("runs")
+    state = page.locator("#runs tr:has-text('live-run') td.running")
+    assert state.inner_text() == "running" and state.get_attribute("data-label") == "state"
+    page.locator("#runs a:has-text('live-run')").click()
+    b.ready("run")
+    page.wait_for_selector("#live[data-state=live]")
+    span = page.locator("#run-span").inner_text()
+    assert span.startswith("started ") and "still running; 0 trials" in span, span
+    assert " \u2013 ;" not in span  # the span of a run with no end time
+
+    live.kill_owner()
+    page.wait_for_selector("#app[data-ready=run] #live[data-state=stopped]", state="attached",
+                           timeout=BOUND * 1000)
+    assert "stopped: its session ended before the run finished" in page.locator(
+        "#run-span").inner_text()
+    cut = page.locator("#live-trials tr[data-trial='house-price[react-0]'] td.stopped")
+    assert cut.inner_text() == "stopped"
+    assert page.locator("#live-note").inner_text().startswith("stopped: 1 trial cut off")
+    asked = len([u for u in b.requests if "/api/live" in u])
+    time.sleep(3 * LIVE_POLL_SECONDS)
+    assert len([u for u in b.requests if "/api/live" in u]) == asked  # no more asking
+    assert b.overflow() == 0
+    b.shot(f"stopped-run-{size[0]}")
+    page.goto(b.url)
+    b.ready("runs")
+    stopped = page.locator("#runs tr:has-text('live-run') td.stopped")
+    assert stopped.inner_text() == "stopped" and stopped.get_attribute("data-label") == "state"

@@ -3,12 +3,15 @@ rewritten after each step, a result file when a trial is judged, results.json at
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from view_runs import trial_result, write_run
 
 from pytest_mlab.core.results import TrialResult
 from pytest_mlab.core.run_files import RunFiles
+from pytest_mlab.core.session_owner import write_owner
 from pytest_mlab.env.progress import ProgressFile
 from pytest_mlab.llm import Usage
 
@@ -29,6 +32,17 @@ class LiveRun:
 
     def step(self, trial: int, step: int, action: str = "Execute Script") -> None:
         self.progress[trial].write(step, 10, action, Usage(tokens_in=100 * step, cost=0.01 * step))
+
+    def own(self) -> None:
+        """session.json names this process, alive, as the session writing the run."""
+        write_owner(self.files.owner)
+
+    def kill_owner(self) -> None:
+        """session.json names a process that has ended, as a killed session leaves it."""
+        code = ("import sys; from pathlib import Path; "
+                "from pytest_mlab.core.session_owner import write_owner; "
+                "write_owner(Path(sys.argv[1]))")
+        subprocess.run([sys.executable, "-c", code, str(self.files.owner)], check=True)
 
     def judge(self, trial: int) -> None:
         result = self.results[trial]

@@ -11,7 +11,6 @@ nothing lands in the captured output and the item's line is not printed twice.
 from __future__ import annotations
 
 import contextlib
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +19,8 @@ import pytest
 from pytest_mlab.core.plain_text import printable
 from pytest_mlab.core.run_files import RunFiles
 from pytest_mlab.env.progress import read_progress
+from pytest_mlab.plugin.reporting.line_poller import LinePoller
 from pytest_mlab.report import format as fmt
-
-POLL_SECONDS = 0.5
 
 
 def step_text(record: dict[str, Any]) -> str:
@@ -62,29 +60,11 @@ class InlineProgress:
             self._replace("")
 
 
-class LiveProgress:
+class LiveProgress(LinePoller):
     def __init__(self, config: pytest.Config, run: RunFiles) -> None:
-        self.config = config
+        super().__init__(config, "mlab-progress")
         self.run = run
         self._seen: dict[Path, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="mlab-progress", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
-            for line in self.poll():
-                terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-                if terminal is not None:
-                    terminal.write_line(line)
 
     def poll(self) -> list[str]:
         """Lines for the trials that took a step since the last poll."""

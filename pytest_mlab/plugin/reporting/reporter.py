@@ -52,7 +52,15 @@ class Reporter:
 
     def pytest_runtest_logstart(self) -> None:
         # Under -n, xdist relays each worker's start here; --setup-only runs no trial.
-        self.began = self.began or not self.config.option.setuponly
+        if self.began or self.config.option.setuponly:
+            return
+        self.began = True
+        if not self.node_session:  # a Ray node's session joins the controller's run
+            from pytest_mlab.core.session_owner import write_owner
+
+            owner = self.config.stash[SETTINGS_KEY].run_files.owner
+            owner.parent.mkdir(parents=True, exist_ok=True)
+            write_owner(owner)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == _CRASHED and report.failed:

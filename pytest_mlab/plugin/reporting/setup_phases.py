@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,11 +19,11 @@ import pytest
 
 from pytest_mlab.core.phase_times import Phase, record
 from pytest_mlab.plugin.keys import SETTINGS_KEY
+from pytest_mlab.plugin.reporting.line_poller import LinePoller
 from pytest_mlab.report import format as fmt
 
 LINES = "setup-lines"
 """The run folder's subfolder of the workers' lines, one file per worker."""
-POLL_SECONDS = 0.5
 
 
 def say(config: pytest.Config, text: str) -> None:
@@ -69,38 +68,17 @@ def kept(config: pytest.Config, task: str, phase: Phase, seconds: float) -> None
     record(config.stash[SETTINGS_KEY].cache_dir, task, phase, seconds)
 
 
-class WorkerLines:
+class WorkerLines(LinePoller):
     """On the controller of -n: prints the lines the workers append, as they come."""
 
     def __init__(self, config: pytest.Config, folder: Path) -> None:
-        self.config = config
+        super().__init__(config, "mlab-setup-lines")
         self.folder = folder
         self.read: dict[Path, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="mlab-setup-lines",
-                                        daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
-        self._write(self.poll())
+    def finished(self) -> None:
+        self.write(self.poll())
         shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _loop(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
-            self._write(self.poll())
-
-    def _write(self, lines: list[str]) -> None:
-        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None and lines:
-            terminal.ensure_newline()
-            for line in lines:
-                terminal.write_line(line)
 
     def poll(self) -> list[str]:
         """The whole lines written since the last poll."""

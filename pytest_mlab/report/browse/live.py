@@ -2,9 +2,10 @@
 
 While a session runs, each trial rewrites ``traces/<trial>.progress.json`` after every step
 and writes ``traces/<trial>.result.json`` when judged; results.json comes only at the end
-(a resumed run's is there from before, and is rewritten at the end). So a run is live while
-it has progress files and no results.json, or one older than its newest progress or result.
-A session killed outright writes no results.json: its run stays live, its steps stale.
+(a resumed run's is there from before, and is rewritten at the end). So a run is unfinished
+while it has progress files and no results.json, or one older than its newest progress or
+result. An unfinished run is running, unless the session that wrote it (session.json) is
+known to be gone: then it was stopped, killed before it could write results.json.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from pytest_mlab.core.results import RunInfo, RunResults, TrialResult
 from pytest_mlab.core.run_files import RunFiles
+from pytest_mlab.core.session_owner import owner_gone
 
 PROGRESS = ".progress.json"
 RESULT = ".result.json"
@@ -53,21 +55,38 @@ def has_progress(folder: Path) -> bool:
     return any(name.endswith(PROGRESS) for name in _stamps(folder))
 
 
-def _live(stamps: dict[str, tuple[int, int]], results: int | None) -> bool:
+def _unfinished(stamps: dict[str, tuple[int, int]], results: int | None) -> bool:
     if not any(name.endswith(PROGRESS) for name in stamps):
         return False
     return results is None or max(mtime for mtime, _ in stamps.values()) > results
 
 
+RunState = Literal["running", "stopped"]
+
+
+def _state(folder: Path, stamps: dict[str, tuple[int, int]]) -> RunState | None:
+    if not _unfinished(stamps, _results_time(folder)):
+        return None
+    return "stopped" if owner_gone(RunFiles(folder).owner) else "running"
+
+
+def run_state(folder: Path) -> RunState | None:
+    """``running`` while a session is (as far as its files tell) still writing the run,
+    ``stopped`` where that session is gone before it finished, None where its
+    results.json has every trial it wrote."""
+    return _state(folder, _stamps(folder))
+
+
 def is_live(folder: Path) -> bool:
     """Whether a session is (as far as its files tell) still writing this run."""
-    return _live(_stamps(folder), _results_time(folder))
+    return run_state(folder) == "running"
 
 
 def change_token(folder: Path) -> str:
-    """Changes whenever a step lands, a trial ends or results.json is written."""
-    stamps = sorted(_stamps(folder).items())
-    text = json.dumps([stamps, _results_time(folder)])
+    """Changes whenever a step lands, a trial ends, results.json is written or the session
+    writing the run is found gone."""
+    stamps = _stamps(folder)
+    text = json.dumps([sorted(stamps.items()), _results_time(folder), _state(folder, stamps)])
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -111,7 +130,8 @@ def live_state(folder: Path) -> dict[str, Any]:
     names = sorted(n.removesuffix(PROGRESS) for n in stamps if n.endswith(PROGRESS))
     trials = [t for t in (_trial_state(n, folder) for n in names) if t is not None]
     trials.sort(key=lambda t: (t["done"], t["trial"]))
-    return {"live": _live(stamps, _results_time(folder)), "now": time.time(), "trials": trials,
+    state = _state(folder, stamps)
+    return {"live": state == "running", "state": state, "now": time.time(), "trials": trials,
             "running": sum(not t["done"] for t in trials),
             "finished": sum(t["done"] for t in trials)}
 

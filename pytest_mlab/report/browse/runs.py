@@ -16,7 +16,7 @@ from pytest_mlab.core.results import (
     TrialResult,
     UnreadableResults,
 )
-from pytest_mlab.report.browse.live import LiveCache, has_progress, is_live
+from pytest_mlab.report.browse.live import LiveCache, has_progress, run_state
 from pytest_mlab.report.browse.metrics import rate
 from pytest_mlab.report.browse.saved import SavedNames
 
@@ -79,10 +79,10 @@ class RunIndex:
         return next((e for e in self.entries() if e.key == key), None)
 
     def results(self, entry: RunEntry) -> RunResults | str:
-        """The run's records (a live run's so far), or the one sentence saying why they
-        cannot be read."""
+        """The run's records (an unfinished run's so far), or the one sentence saying why
+        they cannot be read."""
         recorded = self._recorded(entry)
-        if not is_live(entry.folder):
+        if run_state(entry.folder) is None:
             return recorded
         return self._live.results(entry.folder, None if isinstance(recorded, str) else recorded)
 
@@ -164,7 +164,7 @@ def summary(entry: RunEntry, run: RunResults | str, saved: dict[str, str],
         "seconds": _seconds(run.run.started, run.run.finished),
         "saved": saved.get(run.run.run_id), "gate_baseline": run.run.run_id == gate_baseline,
         "complete": run.run.complete, "interrupted": run.run.interrupted,
-        "live": is_live(entry.folder),
+        **_state(entry.folder),
         "agents": _distinct([r.agent for r in results]),
         "models": _distinct([r.llm for r in results]),
         "tasks": _distinct([r.task for r in results]),
@@ -173,6 +173,13 @@ def summary(entry: RunEntry, run: RunResults | str, saved: dict[str, str],
         "facets": [list(f) for f in facets],
         "containment": containment(results),
     }
+
+
+def _state(folder: Path) -> dict[str, Any]:
+    """Whether the run is under way (``live``), and ``state``: running, stopped (its session
+    gone before it finished) or None (finished, complete or not)."""
+    state = run_state(folder)
+    return {"live": state == "running", "state": state}
 
 
 def run_table(index: RunIndex) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pytest_mlab.core.results import RunResults
 from pytest_mlab.report.browse.call_pages import calls_page, whole_call
 from pytest_mlab.report.browse.charts import CHARTS, SVG_TYPE, run_chart
 from pytest_mlab.report.browse.compare import comparison
-from pytest_mlab.report.browse.live import live_update
+from pytest_mlab.report.browse.live import live_update, run_state
 from pytest_mlab.report.browse.metrics import trial_row
 from pytest_mlab.report.browse.run_cache import RunCache, run_facts
 from pytest_mlab.report.browse.runs import RunIndex, inside, run_table
@@ -135,7 +135,7 @@ class Api:
         facts = self.cache.made(entry.key, run, "facts", lambda r: run_facts(r, rows))
         trials = [trial_row(i, r) for i, r in chosen[offset:offset + PAGE]]
         return {"key": entry.key, "info": run.run.model_dump(mode="json"), **facts,
-                "trials": trials,
+                "state": run_state(entry.folder), "trials": trials,
                 "offset": offset, "total": len(chosen), "all": len(run.results), "page": PAGE}
 
     def chart(self, query: Query) -> str:

@@ -65,7 +65,8 @@ function show(...children) {
 }
 
 function containmentNote(found) {
-  return el("p", { class: "note", id: "containment" }, "containment: ", found.map((c) => el("span", { class: c.weak ? "weak" : null }, c.text, " ")));
+  const said = found.length ? found.map((c) => el("span", { class: c.weak ? "weak" : null }, c.text, " ")) : "not known until a trial has its result";
+  return el("p", { class: "note", id: "containment" }, "containment: ", said);
 }
 
 function scoreChart(record, thresholdScore) {

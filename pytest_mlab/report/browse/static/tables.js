@@ -44,7 +44,20 @@ function runRow(run, refresh) {
     td(groupLines(run), "success"), td(run.errors, `num errors${run.errors ? " error-outcome" : ""}`),
     td(money(run.cost), "num cost"), td(run.started.replace("T", " ").slice(0, 19)), td(duration(run.seconds), "num duration"),
     td(`${plural(run.tasks.length, "task")}: ${run.tasks.slice(0, 6).join(", ")}${run.tasks.length > 6 ? ", …" : ""}`),
-    td(saved, "saved"), td(run.live ? "running" : run.complete ? "complete" : "incomplete", run.live ? "running" : null), containmentCell(run.containment));
+    td(saved, "saved"), td(runState(run), run.state), containmentCell(run.containment));
+}
+
+// Under way, stopped (its session gone before it finished), or finished with every trial or not.
+function runState(run) {
+  return run.state || (run.complete ? "complete" : "incomplete");
+}
+
+// The run's times and state in words; a run not finished has no end time to show.
+function runSpan(data) {
+  const started = data.info.started.replace("T", " ");
+  if (data.state === "running") return `started ${started}, still running`;
+  if (data.state === "stopped") return `started ${started}, stopped: its session ended before the run finished`;
+  return `${started} – ${data.info.finished.replace("T", " ")}; ${data.info.complete ? "complete" : "incomplete"}`;
 }
 
 // Each cell named by its column, for a phone, where a run is a card with no header row.
@@ -64,7 +77,7 @@ async function runsView() {
   // In the order they were checked: the first is the reference the others are tested against.
   const keys = () => [...selected].filter((k) => data.runs.some((r) => r.key === k));
   const compare = el("button", { id: "compare", onclick: () => { location.hash = hashOf("compare", { runs: keys().join(",") }); } });
-  const headers = ["", "run", "success per agent: k/n [95% interval]", "errors", "cost", "started", "duration", "tasks", "saved as", "complete", "containment"];
+  const headers = ["", "run", "success per agent: k/n [95% interval]", "errors", "cost", "started", "duration", "tasks", "saved as", "state", "containment"];
   const { bar, search, selects } = filterBar(data.runs, () => render());
   function render() {
     const wanted = selects.map((s) => s.value);
@@ -163,7 +176,7 @@ async function runView(params) {
   drawGroups();
   const live = el("div", { id: "live" });
   show(el("h1", {}, `Run ${data.info.run_id}`), live,
-    el("p", { class: "note" }, `${data.info.started} – ${data.info.finished}; ${plural(data.all, "trial")}; ${data.info.complete ? "complete" : "incomplete"}`),
+    el("p", { class: "note", id: "run-span" }, `${runSpan(data)}; ${plural(data.all, "trial")}`),
     containmentNote(data.containment),
     el("h2", {}, "Per task, agent and LLM"),
     el("p", {}, "k for pass@k, pass^k, best-of-k (empty: each group's n, the trials that ran, as the terminal and report.html have it): ", k), groups,
