@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,23 @@ EXAMPLES = Path(__file__).parent / "examples"
 # Plugins that come in with dependencies and that no pytester run needs (pytester clears
 # PYTEST_ADDOPTS when it starts, so it is set again for each test that uses it).
 UNUSED_PLUGINS = "-p no:langsmith_plugin -p no:anyio -p no:benchmark"
+# Sessions a test starts without pytester (the originals' grid, a Ray node's trials) skip
+# them too: langsmith's alone costs each such process most of a second.
+os.environ.setdefault("PYTEST_ADDOPTS", UNUSED_PLUGINS)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A module that says RUN_FIRST, then modules with slow tests, each kept whole (for its
+    module fixtures): under -n the longest then run beside the many short ones, not last
+    and alone on one worker."""
+    slow_modules = {item.module for item in items
+                    if isinstance(item, pytest.Function) and item.get_closest_marker("slow")}
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        module = getattr(item, "module", None)
+        return not getattr(module, "RUN_FIRST", False), module not in slow_modules
+
+    items.sort(key=order)
 
 
 @pytest.fixture(autouse=True)

@@ -108,6 +108,7 @@ def _first_step(trace: Path) -> float:
     return started
 
 
+@pytest.mark.expensive
 def test_trials_that_wait_for_one_node_start_in_the_order_submitted(
     pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
@@ -149,6 +150,7 @@ def _lose_a_node_mid_run(
     return doomed[:12]
 
 
+@pytest.mark.expensive
 def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
     pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
@@ -162,6 +164,7 @@ def test_a_lost_node_errors_its_trial_naming_it_and_the_run_goes_on(
     assert lost in outcomes[0][1]
 
 
+@pytest.mark.expensive
 def test_a_trial_lost_with_its_node_runs_again_with_retries(
     pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],
@@ -213,6 +216,7 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
     running = docker.from_env().containers.list(
         all=True, filters={"label": f"pytest-mlab.run={run_id}"})
     assert len(running) == 1, running  # the other trial's, which still runs
+    (pytester.path / "release").touch()  # the other trial need not wait its minute out
     assert run.wait(timeout=300) == 1
     records = sorted(read_results(), key=lambda r: r["outcome"])
     assert [r["outcome"] for r in records] == ["error", "failed"], records
@@ -224,6 +228,7 @@ def test_a_killed_worker_ends_its_trials_session_and_the_next_trial_clears_its_f
     assert left == [], left
 
 
+@pytest.mark.expensive
 def test_docker_trials_side_by_side_on_one_machine_keep_their_containers(
     pytester: pytest.Pytester, cluster: Cluster, recorded: Callable[[str], Path],
     mlab_args: list[str], read_results: Callable[[], list[dict[str, Any]]],

@@ -99,6 +99,7 @@ def test_where_bubblewrap_cannot_mount_proc_it_is_found_not_to_work() -> None:
     assert output.decode().strip() == "False", output
 
 
+@pytest.mark.expensive  # Ray's dispatch is tested outside the image too
 def test_the_cpu_image_runs_a_ray_cluster_of_head_and_worker() -> None:
     """The image's deployment: the controller in the head's container, the trial in a
     worker's, its sandbox given namespaces and /proc as docs/cluster.md says, each on this

@@ -17,10 +17,19 @@ from pytest_mlab.plugin.config.settings import Settings
 from pytest_mlab.plugin.fixtures import sandbox_maker
 from pytest_mlab.plugin.reporting.setup_phases import announced
 from pytest_mlab.plugin.warnings import MlabWarning
-from pytest_mlab.trial.baseline import measure_starters, measured_baseline, measured_path
+from pytest_mlab.trial.baseline import (
+    measure_starters,
+    measured_baseline,
+    measured_path,
+    runs_wanted,
+)
 from pytest_mlab.trial.gpu import NoGPU
 from pytest_mlab.trial.reference import Reference, recorded
 from pytest_mlab.trial.reference_measure import measure_solutions, measured
+
+
+def _runs(count: int) -> str:
+    return f"{count} run" + ("" if count == 1 else "s")
 
 
 @pytest.fixture
@@ -38,14 +47,15 @@ def mlab_baseline(
 
         def measure(seeds: Sequence[int]) -> list[float]:  # only where none is kept
             with announced(pytestconfig, task.name, "baseline",
-                           f"measuring its baseline ({len(seeds)} runs of the starter)...",
+                           f"measuring its baseline ({_runs(len(seeds))} of the starter)...",
                            "baseline measured"):
                 return measure_starters(
                     task, mlab_data, seeds, settings.gpus, settings.cache_dir,
                     lambda gpus, cpus: sandbox_maker(pytestconfig, task, gpus, cpus))
 
         try:
-            return measured_baseline(task, path, measure)
+            return measured_baseline(task, path, measure,
+                                     runs_wanted(task, settings.baseline_runs))
         except NoGPU as exc:
             pytest.skip(f"{task.name} {exc}")
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
+import time
 from typing import Literal
 
 from pytest_mlab.core.errors import SandboxError
@@ -16,6 +17,7 @@ Isolation = Literal["bwrap", "netns", "none"]
 NETNS = ["unshare", "--user", "--map-user=65534", "--map-group=65534", "--net", "--pid",
          "--fork", "--kill-child", "--mount-proc"]
 CHOICES: tuple[str, ...] = ("auto", "bwrap", "netns", "none")
+PROBE_PAUSE_SECONDS = 1.0
 DESCRIPTIONS: dict[Isolation, str] = {
     "bwrap": "bubblewrap: only the workspace writable, no network, hidden home and answers",
     "netns": "user, network and pid namespaces: no network and no daemons, but the file "
@@ -25,11 +27,19 @@ DESCRIPTIONS: dict[Isolation, str] = {
 }
 
 
-def _works(argv: list[str]) -> bool:
-    try:
-        return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+def _works(argv: list[str], tries: int = 3) -> bool:
+    """Whether ``argv`` succeeds here. A failure is tried again after a pause: one probe
+    of bwrap failed once on a machine busy with other sandboxes, and its session took the
+    weaker level (for the whole session, as the answer is kept)."""
+    for attempt in range(tries):
+        if attempt:
+            time.sleep(PROBE_PAUSE_SECONDS)
+        try:
+            if subprocess.run(argv, capture_output=True, timeout=30).returncode == 0:
+                return True
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return False
 
 
 @functools.cache

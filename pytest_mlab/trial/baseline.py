@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock
 
@@ -78,24 +79,40 @@ def measured_path(task: TaskSpec, cache_dir: Path, data: PreparedData, run_id: s
     return folder / f"{data.public.parent.name}-{facts_key(machine_facts())}.json"
 
 
+def runs_wanted(task: TaskSpec, asked: int | None) -> int:
+    """How many runs of the starter a measured baseline is made of: ``asked``
+    (--mlab-baseline-runs) where given, else the task's own number."""
+    return asked if asked is not None else task.manifest.baseline.runs
+
+
+def runs_missing(path: Path, runs: int) -> int:
+    """How many more runs of the starter the baseline kept at ``path`` needs."""
+    if not path.exists():
+        return runs
+    return max(0, runs - len(json.loads(path.read_text(encoding="utf-8"))["scores"]))
+
+
 def measured_baseline(
-    task: TaskSpec, path: Path, measure: Callable[[Sequence[int]], list[float]]
+    task: TaskSpec, path: Path, measure: Callable[[Sequence[int]], list[float]], runs: int
 ) -> Baseline:
     """Read the baseline kept at ``path``, or measure it, one run per seed 0, 1, ...;
-    xdist workers share the result. A worker waiting here must hold no lease: the one
-    measuring may wait for all of them."""
+    xdist workers share the result. One kept from fewer runs than ``runs`` gets the
+    missing seeds' runs added; one kept from more is used whole (its n says so). A worker
+    waiting here must hold no lease: the one measuring may wait for all of them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
+        kept: dict[str, Any] = {"scores": [], "machine": machine_id(),
+                                "machine_facts": machine_facts()}
         if path.exists():
             kept = json.loads(path.read_text(encoding="utf-8"))
-        else:
-            kept = {"scores": measure(range(task.manifest.baseline.runs)),
-                    "machine": machine_id(), "machine_facts": machine_facts()}
+        scores: list[float] = kept["scores"]
+        if len(scores) < runs:
+            scores += measure(range(len(scores), runs))
             write_atomic(path, json.dumps(kept))
-    mean, sd = summarize(kept["scores"])
+    mean, sd = summarize(scores)
     kind = task.manifest.baseline.kind
     source: BaselineSource = "per-session" if kind == "per-session" else "per-machine"
-    return Baseline(mean, sd, len(kept["scores"]), source, str(kept.get("machine", "")))
+    return Baseline(mean, sd, len(scores), source, str(kept.get("machine", "")))
 
 
 def keep_measured(task: TaskSpec, path: Path, scores: Sequence[float]) -> bool:

@@ -182,8 +182,8 @@ class SlowAgent(_Scripted):
 class WaitingAgent(_Scripted):
     """Says it has started (a file in $MLAB_PROBE_DIR naming its session's process, the
     session's parent, the run and the session's niceness), then takes 20 steps of
-    $MLAB_WAIT_SECONDS seconds each (default 1), as many as the task allows: a trial to
-    find running, or to kill."""
+    $MLAB_WAIT_SECONDS seconds each (default 1), as many as the task allows, or fewer once
+    a file ``release`` is beside that folder: a trial to find running, or to kill."""
 
     def run(self, env: Environment) -> str:
         probes = Path(os.environ["MLAB_PROBE_DIR"])
@@ -194,6 +194,8 @@ class WaitingAgent(_Scripted):
         written.replace(probes / written.name[1:])
         seconds = float(os.environ.get("MLAB_WAIT_SECONDS", "1"))
         for _ in range(20):
+            if (probes.parent / "release").exists():
+                break
             env.execute("Python REPL", command=f"import time; time.sleep({seconds})")
         env.execute("Final Answer", final_answer="waited")
         return "waited"

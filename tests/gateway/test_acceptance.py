@@ -22,7 +22,8 @@ REPO = Path(__file__).parents[2]
 TASK = REPO / "tasks" / "lite" / "house-price"
 SCRIPT = (TASK / "env" / "train.py").read_text()
 
-pytestmark = pytest.mark.slow
+# Re-checks of the gateway tests' agents on a lite task, as the issues' acceptance ran them.
+pytestmark = [pytest.mark.slow, pytest.mark.expensive]
 
 
 @pytest.fixture(scope="module")

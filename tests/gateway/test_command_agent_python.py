@@ -49,7 +49,10 @@ def agent_venv(root: Path) -> Path:
     return venv
 
 
-@pytest.mark.parametrize("kind", ["plain", "agent-venv", "llm", "agent-venv-llm"])
+# The two corners (nothing, everything) in CI; the mixed ones re-check them.
+@pytest.mark.parametrize("kind", [
+    "plain", pytest.param("agent-venv", marks=pytest.mark.expensive),
+    pytest.param("llm", marks=pytest.mark.expensive), "agent-venv-llm"])
 def test_python_is_the_trials_interpreter_and_the_starter_trains(
     server: LLMServer, sandbox_args: list[str], cache: Path, tmp_path: Path, kind: str,
 ) -> None:

@@ -182,6 +182,7 @@ def as_the_hub_holds_wikitext(repo: Path) -> None:
     datasets.Dataset.from_dict({"text": lines}).to_parquet(str(shard))
 
 
+@pytest.mark.expensive  # the scorer's rules are tested above, each on its own
 def test_the_overlay_runs_the_task_end_to_end_on_what_it_downloads(
     pytester: pytest.Pytester, mlab_args: list[str], weights: Path, tmp_path: Path,
     read_results: Callable[[], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,

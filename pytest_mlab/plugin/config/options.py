@@ -117,6 +117,10 @@ def _scale_options(option: _Group) -> None:
            "and each result says so. Default: validation.",
            type=parsers.choice(REFERENCES), metavar="validation|here",
            ini="validation or here")
+    option("--mlab-baseline-runs", "mlab_baseline_runs", "Measure a baseline from N runs "
+           "of the starter, not the task's own number (fewer: faster, a wider noise band; a "
+           "kept one of fewer runs gets the rest added, one of more is used whole).",
+           type=parsers.positive_int, metavar="N", ini="a whole number above 0")
 
 
 def _reproduction_options(option: _Group) -> None:

@@ -65,6 +65,9 @@ class Settings:
     """--mlab-retry-errors: runs again of a trial that ended in a harness error."""
     reference: str = "validation"
     """--mlab-reference: where the reference solution's score comes from."""
+    baseline_runs: int | None = None
+    """--mlab-baseline-runs: runs of the starter a measured baseline is made of; None: the
+    task's own number."""
     sandbox: str = "local"
     isolation: str = "auto"
     """As asked for; the local sandbox probes what works at its first use."""
@@ -94,10 +97,13 @@ class Settings:
         trials = f"{self.record_baseline} (recording baselines)" if self.record_baseline else (
             str(self.trials)
         )
+        scale = f"reference={self.reference}"
+        if self.baseline_runs is not None:
+            scale += f" baseline-runs={self.baseline_runs}"
         lines = [
             f"mlab: agents={','.join(self.agents)} llms={','.join(self.llms) or '-'} "
             f"trials={trials} threshold={bar} gpus={','.join(self.gpus) or 'none'} "
-            f"{reproduce} reference={self.reference} run={self.run_id} "
+            f"{reproduce} {scale} run={self.run_id} "
             f"cache={self.cache_dir} reports={self.report_dir}",
             f"mlab: sandbox={self.sandbox} {self._sandbox_detail(probe)}",
             f"mlab: data key {self._data_key_source()}",
@@ -162,6 +168,7 @@ def resolve_settings(config: pytest.Config, run_id: str) -> Settings:
         retry_errors=resolve(config, "mlab_retry_errors", None, parsers.whole_number, 0),
         reference=resolve(config, "mlab_reference", None, parsers.choice(REFERENCES),
                           "validation"),
+        baseline_runs=resolve(config, "mlab_baseline_runs", None, parsers.positive_int, None),
         overrides=_overrides(config),
         gpus=resolve(config, "mlab_gpus", "CUDA_VISIBLE_DEVICES", parsers.gpu_list, no_gpus),
         cache_dir=(root / cache_dir.expanduser()).resolve(),

@@ -28,11 +28,13 @@ def _measures_baseline(task: TaskSpec, settings: Settings) -> bool:
         return False
     if kind == "per-session":
         return True
-    from pytest_mlab.trial.baseline import measured_path  # only for a measured baseline
+    # only for a measured baseline
+    from pytest_mlab.trial.baseline import measured_path, runs_missing, runs_wanted
 
     root = prepared_root(task, settings.cache_dir, settings.data_key)
     data = PreparedData(public=root / "public", private=root / "private")
-    return not measured_path(task, settings.cache_dir, data, settings.run_id).exists()
+    path = measured_path(task, settings.cache_dir, data, settings.run_id)
+    return runs_missing(path, runs_wanted(task, settings.baseline_runs)) > 0
 
 
 def needs(specs: Iterable[TrialSpec], settings: Settings) -> dict[Phase, dict[str, int]]:

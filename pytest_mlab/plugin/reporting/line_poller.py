@@ -36,7 +36,7 @@ class LinePoller:
     def write(self, lines: list[str]) -> None:
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None and lines:
-            terminal.ensure_newline()
+            start_line(terminal)
             for line in lines:
                 terminal.write_line(line)
 
@@ -45,3 +45,13 @@ class LinePoller:
 
     def finished(self) -> None:
         """Nothing, unless a poller has something left to do."""
+
+
+def start_line(terminal: pytest.TerminalReporter) -> None:
+    """Go to the start of a line. Under -n pytest writes its progress letters without
+    noting that a line is open (``ensure_newline`` looks only at the last file name it
+    wrote), so the writer is asked where it stands: else a set-up line went on after
+    ``....  [100%]``."""
+    terminal.ensure_newline()
+    if terminal._tw.width_of_current_line:
+        terminal.line("")
