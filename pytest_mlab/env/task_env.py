@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 import shutil
 import site
 import subprocess
@@ -45,6 +44,7 @@ from pytest_mlab.core.atomic import write_atomic
 from pytest_mlab.core.errors import TaskUnavailable
 from pytest_mlab.core.original_task import STARTUP
 from pytest_mlab.core.overlay import Overlay, read_overlay
+from pytest_mlab.core.pip_sources import pip_sources
 from pytest_mlab.env.task_requirements import (
     TaskEnvError,
     harness_constraints,
@@ -111,31 +111,6 @@ def read_record(env: Path) -> dict[str, object] | None:
         return None
 
 
-def _pip_sources() -> list[str]:
-    """pip's configured indexes, wheel folders and constraint files, as uv's options: an
-    environment is made from the same sources as the harness's own."""
-    done = subprocess.run([sys.executable, "-B", "-m", "pip", "config", "list"],
-                          capture_output=True, text=True, check=False)
-    flags = {"index-url": "--index-url", "extra-index-url": "--extra-index-url",
-             "find-links": "--find-links", "constraint": "--constraint"}
-    options: list[str] = []
-    for line in done.stdout.splitlines():
-        key, _, value = line.partition("=")
-        flag = flags.get(key.rsplit(".", 1)[-1])
-        if flag is None:
-            continue
-        for item in shlex.split(value):
-            if item.startswith("file://") and not Path(item.removeprefix("file://")).exists():
-                continue  # pip skips a missing local index with a warning; uv stops
-            if [flag, item] != options[-2:]:
-                options += [flag, item]
-    if "--extra-index-url" in options:
-        # pip takes the best release from all its indexes; uv, by default, only from the
-        # first that has the package (a local mirror's one old release, say).
-        options += ["--index-strategy", "unsafe-best-match"]
-    return options
-
-
 def _run(argv: list[str], what: str) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -170,7 +145,7 @@ def _install(plan: EnvPlan, target: Path, constraints: Path, sources: list[str])
 def _install_held(plan: EnvPlan, target: Path) -> None:
     """Install under the plan's constraints, from the harness's package sources."""
     constraints = target.with_name(target.name + ".constraints.txt")
-    sources = _pip_sources() if plan.installer == "uv" else []
+    sources = pip_sources() if plan.installer == "uv" else []
     try:
         write_atomic(constraints, "\n".join(plan.constraints) + "\n")
         _install(plan, target, constraints, sources)

@@ -20,6 +20,7 @@ from typing import IO
 
 from pytest_mlab.core.errors import SandboxError
 from pytest_mlab.sandbox.base import ExecResult
+from pytest_mlab.sandbox.exit_watch import ExitWatch
 
 KEEP_BYTES = 64 * 1024
 _CHUNK = 64 * 1024
@@ -135,17 +136,11 @@ def run_captured(
         raise SandboxError(f"could not start {argv[0]}: {exc}") from exc
     assert proc.stdout is not None and proc.stderr is not None
     readers = Readers.start(proc.stdout, proc.stderr)
-
-    def done(seconds: float) -> bool:
-        try:
-            proc.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-
+    ended = ExitWatch(proc)
     try:
-        timed_out, stopped_by = wait_watching(done, timeout, check)
+        timed_out, stopped_by = wait_watching(ended, timeout, check)
     finally:
+        ended.close()
         kill_group(proc.pid)
         if kill is not None:
             kill()

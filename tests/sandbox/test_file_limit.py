@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from pytest_mlab.core.task import TaskFormatError, TrialLimits, load_task
 from pytest_mlab.env.workspace import Workspace
@@ -83,12 +84,14 @@ def test_tmp_counts_with_the_workspace(tmp_path: Path) -> None:
 @pytest.fixture
 def shm_folder() -> Iterator[Path]:
     """A folder on a file system of its own that the test's neighbours hardly write to,
-    so that its counts move only with the test."""
+    so that its counts move only with the test. One such test at a time: under -n, another
+    one's clean-up deleting files hid this one's growth from the file system's counts."""
     if not os.access("/dev/shm", os.W_OK):
         pytest.skip("no writable /dev/shm")
-    folder = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="mlab-file-limit-"))
-    yield folder
-    shutil.rmtree(folder)
+    with FileLock("/dev/shm/mlab-file-limit.lock"):
+        folder = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="mlab-file-limit-"))
+        yield folder
+        shutil.rmtree(folder)
 
 
 def test_a_walk_comes_early_when_the_file_system_grew_past_the_room_left(
