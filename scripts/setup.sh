@@ -39,7 +39,7 @@ venv() {
 }
 
 # uv installs the same packages from pip's own sources (its indexes, wheel folders and
-# constraints) in a fraction of the time: 9 s against pip's 77 s on a 2-core machine.
+# constraints) in less than half the time: 32 s against pip's 77 s on a 2-core machine.
 # Called under `||`, where bash ignores set -e: each step says whether it failed.
 venv_by_uv() {
   local listed sources
@@ -47,7 +47,10 @@ venv_by_uv() {
   listed=$(.venv/bin/python -B -m pytest_mlab.core.pip_sources) || return 1
   mapfile -t sources <<<"$listed"
   [ -n "$listed" ] || sources=()
-  local uv=(.venv/bin/uv pip install --quiet --python .venv/bin/python "${sources[@]}")
+  # Compiled as pip compiles: where no bytecode is written (PYTHONDONTWRITEBYTECODE), an
+  # environment without it compiled every import anew, and the tests took half as long again.
+  local uv=(.venv/bin/uv pip install --quiet --compile-bytecode --python .venv/bin/python
+            "${sources[@]}")
   "${uv[@]}" torch==2.13.0 || return 1
   "${uv[@]}" -c scripts/constraints.txt -e '.[test]' || return 1
 }

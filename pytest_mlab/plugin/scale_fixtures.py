@@ -45,7 +45,7 @@ def mlab_baseline(
     if task.manifest.baseline.kind != "recorded":
         path = measured_path(task, settings.cache_dir, mlab_data, settings.run_id)
 
-        def measure(seeds: Sequence[int]) -> list[float]:  # only where none is kept
+        def measure(seeds: Sequence[int]) -> list[float]:  # only the runs not kept yet
             with announced(pytestconfig, task.name, "baseline",
                            f"measuring its baseline ({_runs(len(seeds))} of the starter)...",
                            "baseline measured"):
