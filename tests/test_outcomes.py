@@ -233,3 +233,20 @@ def test_an_unknown_sandbox_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*--mlab-sandbox: unknown sandbox 'nope'; choose one of: *docker*local*"]
     )
+
+
+def test_a_failure_of_a_run_started_outside_its_rootdir_is_summed_up_whole(
+    pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pytest 9.2's summary names items relative to where it was started; the plugin's
+    whole-sentence lines asked it that with a string and crashed the summary."""
+    recorded("guess")
+    monkeypatch.setenv("COLUMNS", "60")  # narrow: pytest cuts the summary line
+    result = pytester.runpytest("tasks", "--agent=baseline", "--rootdir=tasks", "-rf",
+                                *mlab_args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines([
+        "FAILED tasks/guess/task.toml::guess[[]baseline-t0[]] - *",
+        "FAILED guess[[]baseline-t0[]] - error=* is 0.0% better than baseline * (needed 10%)"])

@@ -45,6 +45,16 @@ def _sentence(report: Any) -> str | None:
     return None
 
 
+def _cwd_relative(config: pytest.Config, nodeid: str) -> str:
+    """The item as pytest's short summary names it: its path relative to where pytest was
+    started. (pytest 9.2's own ``cwd_relative_nodeid`` takes a structured id, and a string
+    crashed the summary of every run started outside its rootdir that had a failure.)"""
+    path, sep, rest = nodeid.partition("::")
+    if config.invocation_params.dir != config.rootpath:
+        path = os.path.relpath(config.rootpath / path, config.invocation_params.dir)
+    return path + sep + rest
+
+
 def whole_lines(terminalreporter: Any) -> list[str]:
     """One line per trial whose summary line pytest cut: word, item name, sentence."""
     config = terminalreporter.config
@@ -57,7 +67,7 @@ def whole_lines(terminalreporter: Any) -> list[str]:
             continue
         for report in terminalreporter.stats.get(stat, []):
             sentence = _sentence(report)
-            shown = f"{word} {config.cwd_relative_nodeid(report.nodeid)} - "
+            shown = f"{word} {_cwd_relative(config, report.nodeid)} - "
             if sentence is None or len(shown + _shown_message(report)) <= width:
                 continue
             name = report.nodeid.rpartition("::")[2]
