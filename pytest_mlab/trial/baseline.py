@@ -101,10 +101,10 @@ def measured_baseline(
     waiting here must hold no lease: the one measuring may wait for all of them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
-        kept: dict[str, Any] = {"scores": [], "machine": machine_id(),
-                                "machine_facts": machine_facts()}
         if path.exists():
-            kept = json.loads(path.read_text(encoding="utf-8"))
+            kept: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            kept = {"scores": [], "machine": machine_id(), "machine_facts": machine_facts()}
         scores: list[float] = kept["scores"]
         if len(scores) < runs:
             scores += measure(range(len(scores), runs))
