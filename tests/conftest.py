@@ -52,6 +52,14 @@ def _pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 
 @pytest.fixture
+def off_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As off CI: pytest cuts its short summary's lines only where CI and BUILD_NUMBER are
+    unset, and a CI machine sets one of them."""
+    for name in ("CI", "BUILD_NUMBER"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
 def task_tree(pytester: pytest.Pytester) -> Callable[..., Path]:
     """Copy an example task into the pytester directory under tasks/."""
     for module in ("scripted_agents.py", "hostile.py"):

@@ -142,10 +142,9 @@ def test_help_asked_for_goes_to_stdout_and_a_mistake_to_stderr(asked: str) -> No
 def test_the_short_summary_shows_a_trials_sentence_whole_at_80_columns(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
     monkeypatch: pytest.MonkeyPatch, read_results: Callable[[], list[dict[str, Any]]],
+    off_ci: None,
 ) -> None:
     recorded("guess")
-    for name in ("CI", "BUILD_NUMBER"):
-        monkeypatch.delenv(name, raising=False)
     agent = "--agent=scripted_agents:GarbageAgent"
     monkeypatch.setenv("COLUMNS", "80")
     narrow = pytester.runpytest("tasks", agent, "--tb=no", "-rf", *mlab_args)

@@ -237,7 +237,7 @@ def test_an_unknown_sandbox_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 def test_a_failure_of_a_run_started_outside_its_rootdir_is_summed_up_whole(
     pytester: pytest.Pytester, recorded: Callable[[str], Path], mlab_args: list[str],
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, off_ci: None,
 ) -> None:
     """pytest 9.2's summary names items relative to where it was started; the plugin's
     whole-sentence lines asked it that with a string and crashed the summary."""

@@ -192,11 +192,9 @@ def test_no_forged_line_reaches_any_output(
 @pytest.mark.slow
 def test_the_whole_sentence_under_a_cut_summary_is_one_line(
     pytester: pytest.Pytester, forged_task: Path, server: LLMServer, mlab_args: list[str],
-    monkeypatch: pytest.MonkeyPatch,
+    off_ci: None,
 ) -> None:
     """Off CI pytest cuts its summary lines, and each trial's sentence follows whole."""
-    for name in ("CI", "BUILD_NUMBER"):
-        monkeypatch.delenv(name, raising=False)
     run = run_forgers(pytester, server, mlab_args)
     assert forged_lines(run.stdout.str()) == [], run.stdout.str()
     run.stdout.fnmatch_lines([r"FAILED guess[[]forged_agents:Raises-t0] - the agent raised "
