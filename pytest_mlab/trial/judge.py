@@ -61,6 +61,7 @@ def judge(
     ``baseline`` is None only while recording one: then any valid score passes."""
     task, metric = spec.task, spec.task.manifest.metric
     result = blank_result(nodeid, spec, threshold, "failed")
+    result.final_answer_required = require_final_answer
     result.ended_by, result.steps, result.seconds = run.ended_by, run.steps, run.seconds
     result.isolation = isolation
     result.tokens_in, result.tokens_out = run.usage.tokens_in, run.usage.tokens_out

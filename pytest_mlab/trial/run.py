@@ -106,7 +106,6 @@ def run_trial(parts: TrialParts) -> TrialResult:
     )
     result = judge(parts.nodeid, parts.spec, run, scored, parts.baseline, parts.threshold,
                    parts.sandbox.isolation, parts.require_final_answer)
-    result.final_answer_required = parts.require_final_answer
     place(result, parts.reference or recorded(task), parts.baseline)
     _reproduce(parts, result)
     result.resumed_from = len(resume.steps) if resume else None

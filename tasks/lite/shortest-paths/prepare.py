@@ -2,9 +2,11 @@
 
 Each graph is connected and undirected: a random spanning tree plus random extra roads.
 Every road has six anonymous measurements in [0, 1]; its travel cost is a function of
-four of them, drawn from the data key: which four, and their weights, are not published,
-so the routes can only be found by learning that function from the training graphs and
-their answers. The targets come from Floyd-Warshall on those costs.
+four of them, drawn from the data key: which four is not published, so the routes can
+only be found by learning that function from the training graphs and their answers. The
+function's weights are fixed, not drawn: they set how far a linear model falls short of it,
+and a draw of them moved the starter's accuracy by up to 0.08 from one key to the next.
+The targets come from Floyd-Warshall on those costs.
 Training graphs have 8 to 16 nodes; the hidden test graphs have 24 to 32, so a model
 must generalise to larger graphs than it has seen, as in the CLRS benchmark.
 """
@@ -50,11 +52,9 @@ REFERENCE_COST = HiddenCost((0, 1, 2, 3), (2.5, 1.5, 1.0))
 
 
 def draw_cost(rng: np.random.Generator) -> HiddenCost:
-    """A member of the family: four of the six columns, and weights around the reference's."""
+    """A member of the family: the reference's weights on four of the six columns."""
     up, down, p, q = (int(c) for c in rng.permutation(N_FEATURES)[:4])
-    weights = (rng.uniform(2.0, 3.0), rng.uniform(1.0, 2.0), rng.uniform(0.75, 1.25))
-    return HiddenCost((up, down, p, q), (float(weights[0]), float(weights[1]),
-                                         float(weights[2])))
+    return HiddenCost((up, down, p, q), REFERENCE_COST.weights)
 
 
 def edge_cost(measurements: np.ndarray) -> np.ndarray:

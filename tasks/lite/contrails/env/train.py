@@ -26,7 +26,7 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 8
+EPOCHS = 80
 BATCH = 32
 CROP = 32  # training runs on random 32 x 32 crops: a quarter of the arithmetic
 LEARNING_RATE = 1e-2

@@ -1,5 +1,6 @@
 """The ladder's seed-pick rung: the starter, keeping the network whose torch seed gives
-the best validation Dice of 10 tried (a seed trick, not ML work)."""
+the best validation Dice of 4 tried (a seed trick, not ML work; 10 took most of the
+script timeout once the starter trained to its plateau)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,14 @@ threadpool_limits(limits=1)
 torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
-EPOCHS = 8
+EPOCHS = 80
 BATCH = 32
 CROP = 32  # training runs on random 32 x 32 crops: a quarter of the arithmetic
 LEARNING_RATE = 1e-2
 VALIDATION = 200  # frames of train.npz held out to report a validation Dice
 POS_WEIGHT = 4.0  # contrail pixels are rare: weigh them up in the loss
 WIDTH = 12
-TRIED = 10
+TRIED = 4
 
 
 def false_colour(images: np.ndarray) -> torch.Tensor:

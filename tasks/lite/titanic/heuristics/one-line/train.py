@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from submission import write_submission
@@ -23,7 +23,7 @@ FEATURES = ["Pclass", "Female", "Age", "SibSp", "Parch"]
 def features(frame: pd.DataFrame, median_age: float) -> pd.DataFrame:
     x = frame.assign(Female=(frame["Sex"] == "female").astype(int))[FEATURES]
     # Age is unrecorded for about a fifth of the passengers.
-    return x.fillna({"Age": median_age}).assign(Title=frame["Name"].str.extract(r", (M\w+)\.")[0].str.len())  # noqa: E501
+    return x.fillna({"Age": median_age}).assign(Title=frame["Name"].str.extract(r", (M\w+)\.")[0].str.len().fillna(0))  # noqa: E501
 
 
 def skill(outcome: pd.Series, probability: np.ndarray) -> float:
@@ -32,9 +32,9 @@ def skill(outcome: pd.Series, probability: np.ndarray) -> float:
     return 1 - log_loss(outcome, probability) / knows_nothing
 
 
-def model(seed: int) -> RandomForestClassifier:
-    return RandomForestClassifier(
-        n_estimators=200, min_samples_leaf=8, max_features=3, random_state=seed
+def model(seed: int) -> GradientBoostingClassifier:
+    return GradientBoostingClassifier(
+        n_estimators=100, max_depth=3, subsample=0.8, random_state=seed
     )
 
 
